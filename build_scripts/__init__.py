@@ -1,0 +1,1 @@
+"""Command-line tools: build the dataset, parse annotated files, generate and evaluate feedback."""
