@@ -1,0 +1,290 @@
+"""Build the dataset: rows of the four configs, student-disjoint splits, Arrow shards, card.
+
+The output folder is a plain Hugging Face data folder (Arrow files + a README whose YAML
+``configs:`` lists them), so ``load_dataset(out, "paragraphs")`` works offline. The build is
+atomic: everything is written to a temporary sibling folder that replaces ``out`` at the end.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from . import __version__
+from .card import render_card
+from .errors import CorpusError
+from .read import Draft, Essay, read_corpus
+from .schema import CONFIG_FEATURES
+
+SPLITS = ("train", "validation", "test")
+#: Cumulative shares of the 100 hash buckets: students in buckets [0, 80) go to train,
+#: [80, 90) to validation, [90, 100) to test.
+SPLIT_BUCKETS = ((80, "train"), (90, "validation"), (100, "test"))
+BUILD_INFO = ".sefora-build.json"
+SAMPLE_SOURCE = Path(__file__).parent / "sample" / "SEFORA-sample"
+
+
+def split_of(student_id: str) -> str:
+    """The split of a student: a stable hash of the id, so splits never share a student."""
+    bucket = int.from_bytes(hashlib.sha256(student_id.encode()).digest()[:8], "big") % 100
+    return next(name for limit, name in SPLIT_BUCKETS if bucket < limit)
+
+
+def _common_suffix(a: str, b: str) -> int:
+    n = 0
+    while n < len(a) and n < len(b) and a[-1 - n] == b[-1 - n]:
+        n += 1
+    return n
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    while n < len(a) and n < len(b) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def locate_span(body: str, ann: dict[str, Any]) -> tuple[int, int]:
+    """Character offsets of an annotation in its paragraph, or ``(-1, -1)`` if not found.
+
+    A highlight/strikeout is the occurrence of its text whose surroundings agree best with
+    its context strings; a note is the point between its left and right contexts.
+    """
+    left, right = ann.get("context_left", ""), ann.get("context_right", "")
+    if ann["type"] == "note":
+        candidates = []
+        for probe, offset in ((left + right, len(left)), (left, len(left)), (right, 0)):
+            if probe and (at := body.find(probe)) >= 0:
+                candidates = [at + offset]
+                break
+        return (candidates[0], candidates[0]) if candidates else (-1, -1)
+    text = ann.get("text") or ""
+    best, best_score = (-1, -1), -1
+    start = body.find(text) if text else -1
+    while start >= 0:
+        end = start + len(text)
+        score = _common_suffix(body[:start], left) + _common_prefix(body[end:], right)
+        if score > best_score:
+            best, best_score = (start, end), score
+        start = body.find(text, start + 1)
+    return best
+
+
+def _ids(draft: Draft) -> dict[str, Any]:
+    return {
+        "essay_id": draft.essay_id,
+        "assignment_id": draft.assignment_id,
+        "student_id": draft.student_id,
+        "batch": draft.batch,
+        "course": draft.course,
+        "class": draft.class_,
+        "essay": draft.essay,
+    }
+
+
+def _annotation_row(body: str, ann: dict[str, Any]) -> dict[str, Any]:
+    start, end = locate_span(body, ann)
+    return {
+        "type": ann["type"],
+        "text": ann.get("text"),
+        "comment": ann["comment"],
+        "color": ann.get("color"),
+        "context_left": ann["context_left"],
+        "context_right": ann["context_right"],
+        "start": start,
+        "end": end,
+    }
+
+
+def _grade(item: str, score: Any) -> dict[str, Any]:
+    """A rubric grade: the score as a number when it is one (else null), the raw value kept."""
+    raw = None if score is None else str(score)
+    try:
+        value = None if score is None else float(score)
+    except ValueError:
+        value = None
+    return {"item": item, "score": value, "raw": raw}
+
+
+def draft_rows(draft: Draft) -> tuple[dict, list[dict], list[dict]]:
+    """The drafts row of one draft, and its paragraphs and annotations rows."""
+    ids = _ids(draft)
+    paragraphs, paragraph_rows, annotation_rows = [], [], []
+    for p_index, para in enumerate(draft.data["paragraphs"]):
+        body = para["body"]
+        anns = [_annotation_row(body, a) for a in para["annotations"]]
+        paragraphs.append({"body": body, "annotations": anns})
+        paragraph_id = f"{draft.draft_id}_P{p_index:03d}"
+        comments = [a["comment"] for a in anns if a["comment"].strip()]
+        paragraph_rows.append(
+            {
+                "paragraph_id": paragraph_id,
+                "draft_id": draft.draft_id,
+                **ids,
+                "stage": draft.stage,
+                "stage_index": draft.stage_index,
+                "paragraph_index": p_index,
+                "body": body,
+                "annotations": anns,
+                "instructor_comments": comments,
+                "num_annotations": len(anns),
+                "num_comments": len(comments),
+                "num_words": len(body.split()),
+            }
+        )
+        for a_index, ann in enumerate(anns):
+            annotation_rows.append(
+                {
+                    "annotation_id": f"{paragraph_id}_A{a_index:02d}",
+                    "paragraph_id": paragraph_id,
+                    "draft_id": draft.draft_id,
+                    **ids,
+                    "stage": draft.stage,
+                    "paragraph_index": p_index,
+                    "annotation_index": a_index,
+                    **ann,
+                }
+            )
+    documents = draft.data.get("annotations", [])
+    grades = [_grade(item, s) for doc in documents for item, s in doc.get("grades", {}).items()]
+    overall = [doc["comment"] for doc in documents if doc.get("comment")]
+    peer = [doc["Peer Comment"] for doc in documents if doc.get("Peer Comment")]
+    draft_row = {
+        "draft_id": draft.draft_id,
+        **ids,
+        "stage": draft.stage,
+        "stage_index": draft.stage_index,
+        "previous_draft_id": draft.previous_draft_id,
+        "paragraphs": paragraphs,
+        "grades": grades,
+        "overall_comment": "\n\n".join(overall) if overall else None,
+        "peer_comment": "\n\n".join(peer) if peer else None,
+        "assignment_text": draft.assignment_text,
+        "assignment_files": draft.assignment_files,
+        "num_paragraphs": len(paragraphs),
+        "num_annotations": len(annotation_rows),
+        "source_file": draft.source_file,
+    }
+    return draft_row, paragraph_rows, annotation_rows
+
+
+def essay_row(essay: Essay) -> dict[str, Any]:
+    """The essays row: ids, assignment text and the ordered drafts of one student's essay."""
+    return {
+        **_ids(essay.drafts[0]),
+        "assignment_text": essay.assignment_text,
+        "assignment_files": essay.assignment_files,
+        "draft_ids": [d.draft_id for d in essay.drafts],
+        "stages": [d.stage for d in essay.drafts],
+        "num_drafts": len(essay.drafts),
+    }
+
+
+def config_rows(essays: list[Essay]) -> dict[str, dict[str, list[dict]]]:
+    """Rows of every config, grouped by split (config -> split -> rows)."""
+    out: dict[str, dict[str, list[dict]]] = {c: {s: [] for s in SPLITS} for c in CONFIG_FEATURES}
+    for essay in essays:
+        split = split_of(essay.drafts[0].student_id)
+        out["essays"][split].append(essay_row(essay))
+        for draft in essay.drafts:
+            d_row, p_rows, a_rows = draft_rows(draft)
+            out["drafts"][split].append(d_row)
+            out["paragraphs"][split].extend(p_rows)
+            out["annotations"][split].extend(a_rows)
+    return out
+
+
+def write_shard(rows: list[dict], config: str, path: Path) -> None:
+    """One Arrow (IPC stream) file whose schema carries the config's ``Features``."""
+    features = CONFIG_FEATURES[config]
+    table = pa.Table.from_pylist([features.encode_example(r) for r in rows], features.arrow_schema)
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+
+
+def summarize(rows: dict[str, dict[str, list[dict]]]) -> dict[str, Any]:
+    """Counts reported in the card and the build info: rows per config and split, and more."""
+    every = {c: [r for s in SPLITS for r in rows[c][s]] for c in rows}
+    return {
+        "rows": {c: {s: len(rows[c][s]) for s in SPLITS} for c in rows},
+        "students": {s: len({r["student_id"] for r in rows["essays"][s]}) for s in SPLITS},
+        "annotation_types": dict(sorted(Counter(a["type"] for a in every["annotations"]).items())),
+        "highlight_colors": dict(
+            sorted(Counter(a["color"] for a in every["annotations"] if a["color"]).items())
+        ),
+        "annotated_paragraphs": sum(1 for p in every["paragraphs"] if p["num_annotations"]),
+        "single_annotation_paragraphs": sum(
+            1 for p in every["paragraphs"] if p["num_annotations"] == 1
+        ),
+        "located_spans": sum(1 for a in every["annotations"] if a["start"] >= 0),
+        "drafts_with_grades": sum(1 for d in every["drafts"] if d["grades"]),
+        "drafts_with_overall_comment": sum(1 for d in every["drafts"] if d["overall_comment"]),
+        "assignments": len({e["assignment_id"] for e in every["essays"]}),
+    }
+
+
+def _check_replaceable(out: Path) -> None:
+    if out.exists() and (
+        not out.is_dir() or (any(out.iterdir()) and not (out / BUILD_INFO).exists())
+    ):
+        raise CorpusError(
+            str(out),
+            "",
+            "output exists and is not a previous `sefora build` output; refusing to replace it",
+        )
+
+
+def iter_shards(out: Path) -> Iterator[tuple[str, str, Path]]:
+    """(config, split, path) of every shard a build writes under ``out``."""
+    for config in CONFIG_FEATURES:
+        for split in SPLITS:
+            yield config, split, out / config / f"{split}-00000-of-00001.arrow"
+
+
+def build_dataset(
+    source: str | Path = SAMPLE_SOURCE, out: str | Path = "sefora", progress: bool = True
+) -> dict[str, Any]:
+    """Read ``source``, write the four configs to ``out`` atomically; return the summary."""
+    out = Path(out)
+    _check_replaceable(out)
+    essays = read_corpus(source, progress=progress)
+    rows = config_rows(essays)
+    summary = summarize(rows)
+    is_sample = Path(source).resolve() == SAMPLE_SOURCE.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        for config, split, path in iter_shards(tmp):
+            path.parent.mkdir(exist_ok=True)
+            write_shard(rows[config][split], config, path)
+        (tmp / "README.md").write_text(render_card(summary, is_sample), encoding="utf-8")
+        info = {"version": __version__, "source": str(Path(source).resolve()), **summary}
+        (tmp / BUILD_INFO).write_text(json.dumps(info, indent=2), encoding="utf-8")
+        _replace(tmp, out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return summary
+
+
+def _replace(new: Path, out: Path) -> None:
+    """Swap ``new`` into place of ``out``; the old output is removed only after the swap."""
+    if not out.exists():
+        os.replace(new, out)
+        return
+    old = out.with_name(f".{out.name}.old-{os.getpid()}")
+    os.replace(out, old)
+    try:
+        os.replace(new, out)
+    except OSError:
+        os.replace(old, out)
+        raise
+    shutil.rmtree(old, ignore_errors=True)

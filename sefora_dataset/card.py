@@ -1,0 +1,215 @@
+"""The dataset card (README.md with YAML ``configs:``) written next to the built shards."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .schema import CONFIG_FEATURES
+
+CITATION = """@article{oskoui2026sefora,
+  title={SEFORA: Student Essays with Feedback Corpus and LLM Feedback Evaluation Framework},
+  author={Oskoui, Shayan Peyghambari and Almousa, Norah and Hou, Zhaoyi Joey and
+          Gustafson, Carolina and Rogers, Gayle and Coelho, Raquel and Litman, Diane and
+          Li, Xiang Lorraine},
+  journal={arXiv preprint arXiv:2607.00274},
+  year={2026}
+}"""
+
+FIELD_DOCS = {
+    "essays": {
+        "essay_id": "one student's work on one assignment (`<assignment_id>_<student_id>`)",
+        "assignment_id": "the assignment (`Batch_b_Course_c_Class_k_Essay_e`)",
+        "student_id": "pseudonymous student id from the file name (`ID0059`)",
+        "batch, course, class, essay": "numeric parts of the ids",
+        "assignment_text": "prompt/rubric text: the `.txt` files nearest the essay folder",
+        "assignment_files": "paths of those `.txt` files, relative to the corpus root",
+        "draft_ids, stages": "the essay's drafts in stage order",
+        "num_drafts": "number of drafts",
+    },
+    "drafts": {
+        "draft_id": "file stem, e.g. `Batch_1_Course_1_Class_2_Essay_3_Final_ID0061`",
+        "stage, stage_index": "stage name as given by the instructor and its position (0-based)",
+        "previous_draft_id": "the draft before this one in the same essay, or null",
+        "paragraphs": "list of {body, annotations} (annotations as in `annotations` below)",
+        "grades": "rubric grades as a list of {item, score (float or null), raw (as given)}",
+        "overall_comment": "the instructor's overall comment, or null",
+        "peer_comment": "a peer-review comment when the draft carries one, or null",
+        "assignment_text, assignment_files": "prompt/rubric text nearest the stage folder",
+        "num_paragraphs, num_annotations": "counts",
+        "source_file": "path of the draft file, relative to the corpus root",
+    },
+    "paragraphs": {
+        "paragraph_id": "`<draft_id>_P<nnn>`",
+        "paragraph_index": "0-based position in the draft",
+        "body": "paragraph text, exactly as in the corpus",
+        "annotations": "list of inline annotations (fields as in the `annotations` config)",
+        "instructor_comments": "the non-empty comments of those annotations, in order",
+        "num_annotations, num_comments, num_words": "counts (words split on whitespace)",
+    },
+    "annotations": {
+        "annotation_id": "`<paragraph_id>_A<nn>`",
+        "type": "`highlight`, `note` (sticky note) or `strikeout`",
+        "text": "highlighted or struck text (null for notes)",
+        "comment": "the instructor's comment (may be empty: a bare highlight)",
+        "color": "highlight colour: pink = great line, green = interesting, expand on it, "
+        "yellow = a problem in this sentence, generic = no convention (null otherwise)",
+        "context_left, context_right": "text just left/right of the span or note",
+        "start, end": "character offsets of the span in the paragraph body "
+        "(`body[start:end] == text`; for a note start == end, the anchor point); "
+        "-1 when the span cannot be located",
+    },
+}
+
+
+def _yaml(summary: dict[str, Any]) -> str:
+    lines = [
+        "---",
+        "pretty_name: SEFORA",
+        "license: cc-by-4.0",
+        "language:",
+        "- en",
+        "task_categories:",
+        "- text-generation",
+        "tags:",
+        "- education",
+        "- writing-feedback",
+        "- essays",
+        "size_categories:",
+        "- 1K<n<10K",
+        "configs:",
+    ]
+    for config in CONFIG_FEATURES:
+        lines.append(f"- config_name: {config}")
+        if config == "paragraphs":
+            lines.append("  default: true")
+        lines.append("  data_files:")
+        for split in summary["rows"][config]:
+            lines += [f"  - split: {split}", f"    path: {config}/{split}-*.arrow"]
+    lines.append("---")
+    return "\n".join(lines)
+
+
+def _counts_table(summary: dict[str, Any]) -> str:
+    rows = summary["rows"]
+    splits = list(rows["drafts"])
+    head = "| config | " + " | ".join(splits) + " | total |"
+    sep = "|---" * (len(splits) + 2) + "|"
+    body = [
+        f"| {c} | " + " | ".join(f"{n:,}" for n in per.values()) + f" | {sum(per.values()):,} |"
+        for c, per in rows.items()
+    ]
+    students = summary["students"]
+    body.append(
+        "| students | "
+        + " | ".join(f"{students[s]:,}" for s in splits)
+        + f" | {sum(students.values()):,} |"
+    )
+    return "\n".join([head, sep, *body])
+
+
+def _fields(config: str) -> str:
+    return "\n".join(f"- `{name}`: {doc}" for name, doc in FIELD_DOCS[config].items())
+
+
+def render_card(summary: dict[str, Any], is_sample: bool) -> str:
+    """The whole card: YAML front matter, description, structure, counts, licence, citation."""
+    types = summary["annotation_types"]
+    colors = ", ".join(f"{c} {n:,}" for c, n in summary["highlight_colors"].items())
+    provenance = (
+        "**This build is the toolkit's invented sample corpus** (a few made-up essays used "
+        "for tests and the quick start), not SEFORA itself. Build the real corpus with "
+        "`sefora build --source <SEFORA clone>/SEFORA`."
+        if is_sample
+        else "Built from the published SEFORA corpus with `sefora build`."
+    )
+    total_ann = sum(types.values())
+    sections = [
+        _yaml(summary),
+        "",
+        "# SEFORA: Student Essays with Feedback",
+        "",
+        "Real first-year college essay drafts with the comments their instructors wrote on "
+        "them: span-anchored inline annotations (highlights, sticky notes, strikeouts), "
+        "overall comments and rubric grades, with the assignment prompts and rubrics and "
+        "the successive drafts of each essay. It is the reference material for studying how "
+        "close LLM-written feedback comes to an instructor's (e.g. with the UniMatch metric).",
+        "",
+        provenance,
+        "",
+        "> **Content warning.** Authentic student writing, unedited: it can contain strong "
+        "language and emotionally charged opinions. Names are pseudonymised by the corpus "
+        "authors. The views are the students' own.",
+        "",
+        "## Loading",
+        "",
+        "```python",
+        "from datasets import load_dataset",
+        "",
+        'paragraphs = load_dataset("path/to/this/folder", "paragraphs", split="test")',
+        'everything = load_dataset("path/to/this/folder", "drafts",',
+        '                          split="train+validation+test")',
+        "```",
+        "",
+        "The shards are Arrow files listed in this card's YAML; no loading script, no network.",
+        "",
+        "## Contents",
+        "",
+        f"{total_ann:,} inline annotations "
+        f"({', '.join(f'{n:,} {t}' for t, n in types.items())}; highlight colours: {colors}), "
+        f"{summary['annotated_paragraphs']:,} paragraphs with at least one annotation "
+        f"({summary['single_annotation_paragraphs']:,} with exactly one), "
+        f"{summary['drafts_with_grades']:,} drafts with rubric grades, "
+        f"{summary['drafts_with_overall_comment']:,} with an overall comment, "
+        f"{summary['assignments']:,} assignments. "
+        f"{summary['located_spans']:,} of the annotations are located in their paragraph "
+        "(`start >= 0`).",
+        "",
+        "## Splits",
+        "",
+        "`train` / `validation` / `test` are disjoint by **student**: a student's id is hashed "
+        "(SHA-256) into 100 buckets, 0-79 train, 80-89 validation, 90-99 test, so a student "
+        "never appears in two splits and a student's split never changes when the corpus "
+        "grows. Student ids are taken as global across classes (the conservative reading: "
+        'the same id is always kept in one split). Use `split="train+validation+test"` for '
+        "the whole corpus.",
+        "",
+        _counts_table(summary),
+        "",
+        "## Configs and fields",
+        "",
+        "- `essays`: one row per essay (a student's work on one assignment).",
+        "- `drafts`: one row per draft file (one stage of an essay).",
+        "- `paragraphs` (default): one row per paragraph, with its annotations.",
+        "- `annotations`: one row per inline annotation.",
+        "",
+        "All configs share `essay_id`, `assignment_id`, `student_id`, `batch`, `course`, "
+        "`class`, `essay`; `drafts`, `paragraphs` and `annotations` also carry `draft_id` "
+        "and `stage`.",
+        "",
+    ]
+    for config in CONFIG_FEATURES:
+        sections += [f"### {config}", "", _fields(config), ""]
+    sections += [
+        "## Limitations",
+        "",
+        "- Stage names are the instructors' own (Initial, Draft, Outline, StoryTelling, "
+        "Revision, Final); drafts of an essay are ordered Outline, StoryTelling, Initial, "
+        "Draft, Revision, Final, then any other stage name alphabetically.",
+        "- Some annotations have an empty comment: a bare highlight whose colour carries the "
+        "meaning. `instructor_comments` leaves them out; `annotations` keeps them.",
+        "- Grades use each course's own rubric and scale; non-numeric grades (e.g. `N/A`) "
+        "have `score = null` and keep their `raw` value.",
+        "",
+        "## Licence",
+        "",
+        "Creative Commons Attribution 4.0 International (CC BY 4.0). Credit the corpus "
+        "authors (citation below).",
+        "",
+        "## Citation",
+        "",
+        "```bibtex",
+        CITATION,
+        "```",
+        "",
+    ]
+    return "\n".join(sections)
