@@ -13,7 +13,6 @@ import os
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -203,12 +202,21 @@ def config_rows(essays: list[Essay]) -> dict[str, dict[str, list[dict]]]:
     return out
 
 
-def write_shard(rows: list[dict], config: str, path: Path) -> None:
-    """One Arrow (IPC stream) file whose schema carries the config's ``Features``."""
+def write_shard(rows: list[dict], config: str, folder: Path, split: str) -> Path:
+    """One Arrow (IPC stream) file whose schema carries the config's ``Features``.
+
+    The file name ends with a digest of its bytes: ``datasets`` keys its cache on the card's
+    data file paths, so a rebuilt dataset in the same folder must not reuse a stale cache.
+    """
     features = CONFIG_FEATURES[config]
     table = pa.Table.from_pylist([features.encode_example(r) for r in rows], features.arrow_schema)
-    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_stream(sink, table.schema) as writer:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
         writer.write_table(table)
+    data = sink.getvalue().to_pybytes()
+    path = folder / f"{split}-00000-of-00001-{hashlib.sha256(data).hexdigest()[:12]}.arrow"
+    path.write_bytes(data)
+    return path
 
 
 def summarize(rows: dict[str, dict[str, list[dict]]]) -> dict[str, Any]:
@@ -243,13 +251,6 @@ def _check_replaceable(out: Path) -> None:
         )
 
 
-def iter_shards(out: Path) -> Iterator[tuple[str, str, Path]]:
-    """(config, split, path) of every shard a build writes under ``out``."""
-    for config in CONFIG_FEATURES:
-        for split in SPLITS:
-            yield config, split, out / config / f"{split}-00000-of-00001.arrow"
-
-
 def build_dataset(
     source: str | Path = SAMPLE_SOURCE, out: str | Path = "sefora", progress: bool = True
 ) -> dict[str, Any]:
@@ -263,10 +264,15 @@ def build_dataset(
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
-        for config, split, path in iter_shards(tmp):
-            path.parent.mkdir(exist_ok=True)
-            write_shard(rows[config][split], config, path)
-        (tmp / "README.md").write_text(render_card(summary, is_sample), encoding="utf-8")
+        files: dict[str, dict[str, str]] = {}
+        for config, per_split in rows.items():
+            (tmp / config).mkdir()
+            files[config] = {
+                split: write_shard(rows_, config, tmp / config, split).relative_to(tmp).as_posix()
+                for split, rows_ in per_split.items()
+            }
+        card = render_card(summary, files, is_sample)
+        (tmp / "README.md").write_text(card, encoding="utf-8")
         info = {"version": __version__, "source": str(Path(source).resolve()), **summary}
         (tmp / BUILD_INFO).write_text(json.dumps(info, indent=2), encoding="utf-8")
         _replace(tmp, out)

@@ -61,7 +61,7 @@ FIELD_DOCS = {
 }
 
 
-def _yaml(summary: dict[str, Any]) -> str:
+def _yaml(files: dict[str, dict[str, str]]) -> str:
     lines = [
         "---",
         "pretty_name: SEFORA",
@@ -83,8 +83,8 @@ def _yaml(summary: dict[str, Any]) -> str:
         if config == "paragraphs":
             lines.append("  default: true")
         lines.append("  data_files:")
-        for split in summary["rows"][config]:
-            lines += [f"  - split: {split}", f"    path: {config}/{split}-*.arrow"]
+        for split, path in files[config].items():
+            lines += [f"  - split: {split}", f"    path: {path}"]
     lines.append("---")
     return "\n".join(lines)
 
@@ -111,7 +111,7 @@ def _fields(config: str) -> str:
     return "\n".join(f"- `{name}`: {doc}" for name, doc in FIELD_DOCS[config].items())
 
 
-def render_card(summary: dict[str, Any], is_sample: bool) -> str:
+def render_card(summary: dict[str, Any], files: dict[str, dict[str, str]], is_sample: bool) -> str:
     """The whole card: YAML front matter, description, structure, counts, licence, citation."""
     types = summary["annotation_types"]
     colors = ", ".join(f"{c} {n:,}" for c, n in summary["highlight_colors"].items())
@@ -124,7 +124,7 @@ def render_card(summary: dict[str, Any], is_sample: bool) -> str:
     )
     total_ann = sum(types.values())
     sections = [
-        _yaml(summary),
+        _yaml(files),
         "",
         "# SEFORA: Student Essays with Feedback",
         "",

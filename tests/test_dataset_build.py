@@ -250,3 +250,32 @@ def test_card_yaml_lists_every_config(corpus: Path, tmp_path: Path) -> None:
         for entry in c["data_files"]:
             assert list((tmp_path / "out").glob(entry["path"])), entry
     assert "## Citation" in card and "Content warning" in card
+
+
+def test_bundled_sample_builds_by_default(tmp_path: Path, monkeypatch) -> None:
+    from sefora_dataset import SAMPLE_SOURCE
+
+    raw = [json.loads(p.read_text(encoding="utf-8")) for p in SAMPLE_SOURCE.rglob("*.json")]
+    monkeypatch.chdir(tmp_path)
+    assert main(["build", "--quiet"]) == 0  # default source = sample, default out = ./sefora
+    paragraphs = load_dataset("sefora", "paragraphs", split="train+validation+test")
+    assert len(paragraphs) == sum(len(d["paragraphs"]) for d in raw)
+    anns = load_dataset("sefora", "annotations", split="train+validation+test")
+    assert len(anns) == sum(len(p["annotations"]) for d in raw for p in d["paragraphs"])
+    assert {a["type"] for a in anns} == {"highlight", "note", "strikeout"}
+    for a in anns:
+        if a["type"] != "note":
+            body = paragraphs.filter(lambda p, pid=a["paragraph_id"]: p["paragraph_id"] == pid)[0]
+            assert body["body"][a["start"] : a["end"]] == a["text"]
+    card = (tmp_path / "sefora" / "README.md").read_text(encoding="utf-8")
+    assert "invented sample corpus" in card
+
+
+def test_rebuild_in_same_folder_is_not_served_from_stale_cache(corpus: Path, tmp_path: Path):
+    out = tmp_path / "out"
+    build_dataset(corpus, out, progress=False)
+    assert len(load_dataset(str(out), "drafts", split="train+validation+test")) == 4
+    write(corpus, "Revision", "0001", draft([("A new revision.", [])]))
+    build_dataset(corpus, out, progress=False)
+    drafts = load_dataset(str(out), "drafts", split="train+validation+test")
+    assert len(drafts) == 5 and "A new revision." in str(drafts["paragraphs"])
