@@ -1,0 +1,121 @@
+"""The `evaluate` module: loading offline, init and compute options, add/add_batch, and
+evaluate's distributed mode with two real processes."""
+
+from __future__ import annotations
+
+import multiprocessing
+from pathlib import Path
+
+import evaluate
+import pytest
+
+import unimatch_metric
+from unimatch_metric.cache import CACHE_FILENAME
+
+REPO = Path(__file__).resolve().parents[1]
+
+PREDICTIONS = [
+    "Nice hook. Cite your sources.",
+    "Great imagery, but the ending feels rushed.",
+    "The thesis is unclear.",
+    "Wow. Yes.",
+    "Vary your sentence length.",
+]
+REFERENCES = [
+    ["Nice hook."],
+    ["The ending feels rushed.", "Great imagery"],
+    ["Clarify your thesis in the first sentence."],
+    [],
+    ["Vary your sentence length.", "Check the comma splice."],
+]
+
+
+@pytest.fixture(autouse=True)
+def private_cache(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+
+
+def test_module_path_and_relative_load(monkeypatch, tmp_path):
+    assert Path(unimatch_metric.MODULE_PATH, "unimatch.py").is_file()
+    monkeypatch.chdir(REPO)
+    metric = evaluate.load("unimatch_metric/unimatch", scorer="exact", cache_dir=str(tmp_path))
+    assert metric.name == "unimatch"
+    assert "macro" in metric.description.lower() or "mean over paragraphs" in metric.description
+
+
+def test_compute_matches_library_and_init_kwargs_are_defaults(tmp_path):
+    metric = evaluate.load(
+        unimatch_metric.MODULE_PATH, scorer="exact", threshold=2, cache_dir=str(tmp_path)
+    )
+    out = metric.compute(predictions=PREDICTIONS, references=REFERENCES)
+    assert out == unimatch_metric.unimatch(PREDICTIONS, REFERENCES, scorer="exact", threshold=2)
+    assert out["config"]["threshold"] == 2
+    assert out["config"]["scorer"]["name"] == "exact"
+    soft = metric.compute(
+        predictions=PREDICTIONS, references=REFERENCES, threshold=None, return_details=True
+    )
+    assert soft["config"]["threshold"] is None and len(soft["details"]) == 5
+
+
+def test_add_batch_and_add_equal_one_compute(tmp_path):
+    metric = evaluate.load(unimatch_metric.MODULE_PATH, scorer="exact", cache_dir=str(tmp_path))
+    expected = metric.compute(predictions=PREDICTIONS, references=REFERENCES)
+    metric.add_batch(predictions=PREDICTIONS[:2], references=REFERENCES[:2])
+    metric.add(prediction=PREDICTIONS[2], reference=REFERENCES[2])
+    metric.add_batch(predictions=PREDICTIONS[3:], references=REFERENCES[3:])
+    assert metric.compute() == expected
+
+
+def test_ready_units_as_predictions(tmp_path):
+    metric = evaluate.load(unimatch_metric.MODULE_PATH, scorer="exact", cache_dir=str(tmp_path))
+    out = metric.compute(
+        predictions=[["Nice hook.", "Cite your sources."]], references=[["Nice hook."]]
+    )
+    assert (out["precision"], out["recall"]) == (0.5, 1.0)
+
+
+def test_offline_default_end_to_end(tmp_path):
+    metric = evaluate.load(unimatch_metric.MODULE_PATH, cache_dir=str(tmp_path))
+    out = metric.compute(predictions=PREDICTIONS, references=REFERENCES, return_details=True)
+    assert out["config"]["scorer"]["name"] == "embedding"
+    assert out["config"]["segmenter"]["name"] == "rules"
+    assert out["n_examples"] == 5 and out["n_failed"] == 0
+    assert 0 < out["f1"] < 1
+    # The identical unit pair scores 4; evaluate's cache_dir also holds the score cache.
+    assert out["details"][4]["matches"][0][:2] == [0, 0]
+    assert out["details"][4]["scores"][0][0] == pytest.approx(4.0)
+    assert (tmp_path / CACHE_FILENAME).is_file()
+
+
+def _distributed_worker(process_id, cache_dir, predictions, references, queue):
+    metric = evaluate.load(
+        unimatch_metric.MODULE_PATH,
+        num_process=2,
+        process_id=process_id,
+        experiment_id="unimatch-distributed-test",
+        cache_dir=cache_dir,
+        scorer="exact",
+    )
+    metric.add_batch(predictions=predictions, references=references)
+    queue.put((process_id, metric.compute()))
+
+
+def test_distributed_two_processes_equal_one(tmp_path):
+    # fork: the workers reuse the loaded libraries (the worker never touches torch).
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    halves = [(PREDICTIONS[:3], REFERENCES[:3]), (PREDICTIONS[3:], REFERENCES[3:])]
+    procs = [
+        ctx.Process(target=_distributed_worker, args=(i, str(tmp_path), *halves[i], queue))
+        for i in range(2)
+    ]
+    for proc in procs:
+        proc.start()
+    results = dict(queue.get(timeout=120) for _ in procs)
+    for proc in procs:
+        proc.join(60)
+    assert [proc.exitcode for proc in procs] == [0, 0]
+    assert results[1] is None  # only process 0 gets the result
+    single = evaluate.load(unimatch_metric.MODULE_PATH, scorer="exact", cache_dir=str(tmp_path))
+    assert results[0] == single.compute(predictions=PREDICTIONS, references=REFERENCES)
+    assert results[0]["n_examples"] == 5

@@ -1,0 +1,146 @@
+"""UniMatch end to end: segment, score every unit pair of a paragraph, match, aggregate.
+
+One example is one paragraph: the model's feedback (a string to segment, or a list of
+ready units) against the instructor's comments on that paragraph (a list of strings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from unimatch_metric.errors import UniMatchError
+from unimatch_metric.match import match
+from unimatch_metric.options import Options
+from unimatch_metric.prompts import PROMPT_VERSION
+from unimatch_metric.report import ExampleResult, aggregate, failed_details
+from unimatch_metric.score import SCORERS, score_outcomes
+from unimatch_metric.segment import SEGMENTERS, segment_outcomes
+
+
+def _check_inputs(predictions: Sequence[Any], references: Sequence[Any]) -> None:
+    if isinstance(predictions, str) or isinstance(references, str):
+        raise TypeError("predictions and references must be lists (one item per paragraph)")
+    if len(predictions) != len(references):
+        raise ValueError(
+            f"predictions and references differ in length: {len(predictions)} != {len(references)}"
+        )
+    for i, pred in enumerate(predictions):
+        if not isinstance(pred, str) and not (
+            isinstance(pred, Sequence) and all(isinstance(u, str) for u in pred)
+        ):
+            raise TypeError(f"predictions[{i}] must be a string or a list of strings")
+    for i, refs in enumerate(references):
+        if isinstance(refs, str) or not (
+            isinstance(refs, Sequence) and all(isinstance(c, str) for c in refs)
+        ):
+            raise TypeError(
+                f"references[{i}] must be a list of strings (the instructor's comments)"
+            )
+
+
+def _ready_units(units: Sequence[str]) -> list[str]:
+    return [u.strip() for u in units if u.strip()]
+
+
+class UniMatch:
+    """The UniMatch metric with fixed options, reusable across calls (like sacrebleu's BLEU).
+
+    ``UniMatch(scorer="llm", model="...", base_url="...").compute(predictions, references)``
+    """
+
+    def __init__(self, **options: Any) -> None:
+        self.options = Options.from_kwargs(**options)
+
+    def compute(
+        self,
+        predictions: Sequence[str | Sequence[str]],
+        references: Sequence[Sequence[str]],
+        **options: Any,
+    ) -> dict[str, Any]:
+        """Score ``predictions`` against ``references``; ``options`` override this instance's.
+
+        Returns macro ``precision``/``recall``/``f1`` (means over paragraphs), pooled
+        ``micro_*`` figures, mean unit counts, ``n_examples`` (examples scored), ``n_failed``
+        (examples left out with ``on_error="skip"``), ``config`` and, with
+        ``return_details=True``, per-example ``details``.
+        """
+        opts = Options.from_kwargs(self.options, **options)
+        _check_inputs(predictions, references)
+        segmenter = SEGMENTERS.create(opts.segmenter, opts)
+        scorer = SCORERS.create(opts.scorer, opts)
+        n = len(predictions)
+        errors: dict[int, str] = {}
+
+        def fail(i: int, err: UniMatchError) -> None:
+            if opts.on_error == "raise":
+                raise UniMatchError(f"example {i}: {err}") from None
+            errors.setdefault(i, str(err))
+
+        # Stage 1: segmentation of every text that needs it, in one pass.
+        to_segment = [p for p in predictions if isinstance(p, str)]
+        if opts.segment_references:
+            to_segment += [c for refs in references for c in refs]
+        segmented = dict(
+            zip(to_segment, segment_outcomes(to_segment, segmenter, opts), strict=True)
+        )
+
+        def units_of(texts: Sequence[str], i: int) -> list[str]:
+            units: list[str] = []
+            for text in texts:
+                outcome = segmented[text]
+                if isinstance(outcome, UniMatchError):
+                    fail(i, outcome)
+                    return []
+                units += outcome
+            return units
+
+        pred_units, ref_units = [], []
+        for i, (pred, refs) in enumerate(zip(predictions, references, strict=True)):
+            pred_units.append(units_of([pred], i) if isinstance(pred, str) else _ready_units(pred))
+            ref_units.append(units_of(refs, i) if opts.segment_references else _ready_units(refs))
+
+        # Stage 2: one score per (reference unit, predicted unit) pair of each paragraph.
+        live = [i for i in range(n) if i not in errors]
+        pairs = [(g, p) for i in live for g in ref_units[i] for p in pred_units[i]]
+        scored = dict(zip(pairs, score_outcomes(pairs, scorer, opts), strict=True))
+
+        # Stage 3: matching per paragraph.
+        results: dict[int, ExampleResult] = {}
+        for i in live:
+            values = [scored[(g, p)] for g in ref_units[i] for p in pred_units[i]]
+            failure = next((v for v in values if isinstance(v, UniMatchError)), None)
+            if failure is not None:
+                fail(i, failure)
+                continue
+            matrix = np.asarray(values, dtype=float).reshape(len(ref_units[i]), len(pred_units[i]))
+            results[i] = ExampleResult(
+                pred_units[i], ref_units[i], matrix, match(matrix, opts.threshold)
+            )
+
+        # Stage 4: aggregation.
+        output = aggregate([results[i] for i in sorted(results)], opts.threshold)
+        output["n_failed"] = len(errors)
+        output["config"] = {
+            "segmenter": {"name": segmenter.name, **segmenter.config},
+            "scorer": {"name": scorer.name, **scorer.config},
+            "threshold": opts.threshold,
+            "batch_size": opts.batch_size,
+            "segment_references": opts.segment_references,
+            "prompt_version": PROMPT_VERSION,
+        }
+        if opts.return_details:
+            output["details"] = [
+                results[i].details() if i in results else failed_details(errors[i])
+                for i in range(n)
+            ]
+        return output
+
+
+def unimatch(
+    predictions: Sequence[str | Sequence[str]], references: Sequence[Sequence[str]], **options: Any
+) -> dict[str, Any]:
+    """UniMatch scores of ``predictions`` against ``references`` (see `UniMatch.compute`)."""
+    return UniMatch(**options).compute(predictions, references)

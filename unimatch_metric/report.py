@@ -1,0 +1,91 @@
+"""Stage 4 of UniMatch: per-paragraph results and their macro and micro aggregates.
+
+Macro figures are means over paragraphs (``f1`` is the mean of the paragraphs' F1, not
+the F1 of the mean P and R); micro figures pool Φ (or TP) and unit counts over all
+paragraphs before dividing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from unimatch_metric.match import MAX_SCORE, MatchResult, f1_score, ratio
+
+FIGURES = (
+    "precision",
+    "recall",
+    "f1",
+    "micro_precision",
+    "micro_recall",
+    "micro_f1",
+    "mean_predicted_units",
+    "mean_reference_units",
+)
+
+
+@dataclass
+class ExampleResult:
+    """One paragraph: its units on both sides, the |G|×|P| scores and their matching."""
+
+    prediction_units: list[str]
+    reference_units: list[str]
+    scores: np.ndarray
+    match: MatchResult
+
+    def details(self) -> dict[str, Any]:
+        """The JSON-friendly per-example entry of ``details``."""
+        return {
+            "prediction_units": self.prediction_units,
+            "reference_units": self.reference_units,
+            "scores": self.scores.tolist(),
+            "matches": [[i, j, score] for i, j, score in self.match.pairs],
+            "precision": self.match.precision,
+            "recall": self.match.recall,
+            "f1": self.match.f1,
+            "error": None,
+        }
+
+
+def failed_details(reason: str) -> dict[str, Any]:
+    """The ``details`` entry of an example left out because of ``reason``."""
+    return {
+        "prediction_units": None,
+        "reference_units": None,
+        "scores": None,
+        "matches": None,
+        "precision": None,
+        "recall": None,
+        "f1": None,
+        "error": reason,
+    }
+
+
+def aggregate(results: Sequence[ExampleResult], threshold: float | None) -> dict[str, Any]:
+    """Macro and micro precision/recall/F1 and mean unit counts over ``results``.
+
+    Every figure is None when there is no result to aggregate.
+    """
+    n = len(results)
+    if n == 0:
+        return {**dict.fromkeys(FIGURES), "n_examples": 0}
+    unit_weight = 1.0 if threshold is not None else MAX_SCORE
+    total = sum(r.match.total for r in results)
+    n_pred = sum(r.match.n_predicted for r in results)
+    n_ref = sum(r.match.n_reference for r in results)
+    micro_p = ratio(total, unit_weight * n_pred)
+    micro_r = ratio(total, unit_weight * n_ref)
+    return {
+        "precision": float(np.mean([r.match.precision for r in results])),
+        "recall": float(np.mean([r.match.recall for r in results])),
+        "f1": float(np.mean([r.match.f1 for r in results])),
+        "micro_precision": micro_p,
+        "micro_recall": micro_r,
+        "micro_f1": f1_score(micro_p, micro_r),
+        "mean_predicted_units": n_pred / n,
+        "mean_reference_units": n_ref / n,
+        "n_examples": n,
+    }
