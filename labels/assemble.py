@@ -1,0 +1,107 @@
+"""Assemble the annotators' raw files (raw/) into the released label files.
+
+segments.jsonl: one feedback text per line with its units (primary annotator) and, for the
+double-labelled subset, the second annotator's units. pairs.jsonl: one (instructor unit,
+model unit) pair per line with its 0-4 score(s). Run from anywhere: python labels/assemble.py
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+HERE = Path(__file__).parent
+RAW = HERE / "raw"
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def by(rows: list[dict], key: str) -> dict:
+    return {r[key]: r for r in rows}
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    tmp.replace(path)
+
+
+def segments(items: dict) -> list[dict]:
+    texts = read_jsonl(HERE / "material" / "seg_instructor.jsonl")
+    texts += read_jsonl(HERE / "material" / "seg_model.jsonl")
+    primary = {}
+    for name in ("S1", "S3", "S4"):
+        for path in RAW.glob(f"seg_*_{name}.jsonl"):
+            primary.update({r["text_id"]: (name, r["units"]) for r in read_jsonl(path)})
+    second = {}
+    for name in ("S2", "S5"):
+        for path in RAW.glob(f"seg_*_{name}.jsonl"):
+            second.update({r["text_id"]: (name, r["units"]) for r in read_jsonl(path)})
+    rows = []
+    for t in texts:
+        item = items[t["item_id"]]
+        annotator, units = primary[t["text_id"]]
+        row = {
+            "text_id": t["text_id"],
+            "item_id": t["item_id"],
+            "paragraph_id": item["paragraph_id"],
+            "part": item["part"],
+            "source": t["source"],
+            "style": t.get("style"),
+            "text": t["text"],
+            "units": units,
+            "annotator": annotator,
+        }
+        if t["text_id"] in second:
+            row["annotator_2"], row["units_2"] = second[t["text_id"]]
+        rows.append(row)
+    return rows
+
+
+def pairs(items: dict) -> list[dict]:
+    pair_items = by(read_jsonl(HERE / "material" / "pair_items.jsonl"), "item_id")
+    labels: dict[tuple, dict[str, int]] = {}
+    for path in sorted(RAW.glob("pairs_P*.jsonl")):
+        for r in read_jsonl(path):
+            labels.setdefault((r["item_id"], r["a"], r["b"]), {})[path.stem[-2:]] = r["score"]
+    rows = []
+    for item_id, item in pair_items.items():
+        a_units = {u["id"]: u["text"] for u in item["instructor_units"]}
+        b_units = {u["id"]: u["text"] for u in item["model_units"]}
+        for a_id, a in a_units.items():
+            for b_id, b in b_units.items():
+                scores = labels.get((item_id, a_id, b_id))
+                if not scores:
+                    continue
+                names = sorted(scores, key=lambda n: n == "P5")  # P5 is the second opinion
+                row = {
+                    "pair_id": f"{item_id}:{a_id}:{b_id}",
+                    "item_id": item_id,
+                    "paragraph_id": items[item_id]["paragraph_id"],
+                    "part": items[item_id]["part"],
+                    "a": a,
+                    "b": b,
+                    "score": scores[names[0]],
+                    "annotator": names[0],
+                }
+                if len(names) > 1:
+                    row["score_2"], row["annotator_2"] = scores[names[1]], names[1]
+                rows.append(row)
+    return rows
+
+
+def main() -> None:
+    items = by(read_jsonl(HERE / "material" / "paragraphs.jsonl"), "item_id")
+    seg = segments(items)
+    write_jsonl(HERE / "segments.jsonl", seg)
+    print(f"segments.jsonl: {len(seg)} texts")
+    if list(RAW.glob("pairs_P*.jsonl")):
+        pr = pairs(items)
+        write_jsonl(HERE / "pairs.jsonl", pr)
+        print(f"pairs.jsonl: {len(pr)} pairs")
+
+
+if __name__ == "__main__":
+    main()
