@@ -119,3 +119,18 @@ def test_distributed_two_processes_equal_one(tmp_path):
     single = evaluate.load(unimatch_metric.MODULE_PATH, scorer="exact", cache_dir=str(tmp_path))
     assert results[0] == single.compute(predictions=PREDICTIONS, references=REFERENCES)
     assert results[0]["n_examples"] == 5
+
+
+def test_metric_card_front_matter():
+    import yaml
+
+    card = Path(unimatch_metric.MODULE_PATH, "README.md").read_text(encoding="utf-8")
+    _, front, body = card.split("---\n", 2)
+    meta = yaml.safe_load(front)
+    for key in ("title", "emoji", "colorFrom", "colorTo", "sdk_version", "description"):
+        assert meta[key], key
+    assert meta["sdk"] == "gradio" and meta["pinned"] is False
+    assert {"evaluate", "metric"} <= set(meta["tags"])
+    assert Path(unimatch_metric.MODULE_PATH, meta["app_file"]).is_file()
+    assert Path(unimatch_metric.MODULE_PATH, "requirements.txt").is_file()
+    assert "macro" in body and "@article{oskoui2026sefora" in body

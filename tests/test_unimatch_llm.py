@@ -132,6 +132,21 @@ def test_malformed_reply_is_retried(server, llm, bad_reply):
     assert server.request_count == 2
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param("this is not json", id="not-json-body"),
+        pytest.param({"object": "chat.completion"}, id="no-choices"),
+        pytest.param({"choices": [{"message": {"content": None}}]}, id="null-content"),
+        pytest.param([1, 2], id="list-body"),
+    ],
+)
+def test_invalid_completion_body_is_retried(server, llm, body):
+    server.push(Reply(body=body))
+    assert len(unimatch_metric.score_pairs(make_pairs(2), scorer="llm", **llm)) == 2
+    assert server.request_count == 2
+
+
 def test_code_fenced_reply_is_accepted(server, llm):
     server.push(Reply('```json\n{"P2": 1, "P1": 3}\n```'))
     assert unimatch_metric.score_pairs(make_pairs(2), scorer="llm", **llm) == [3.0, 1.0]

@@ -147,6 +147,10 @@ _CLAUSE_CUT = re.compile(
     flags=re.IGNORECASE,
 )
 _CUT_KINDS = ("newline", "period", "exclaim", "question", "comma", "semicolon", "colon", "dash")
+_UNIT_DIM = len(CATEGORY_CUES) + 2  # see unit_features
+# cut kind, connective, bare punctuation, both pieces, question run, shared cues, bullet,
+# lower-case start, position from each end, cosine
+_SEG_DIM = len(_CUT_KINDS) + len(_CONNECTIVES) + 1 + 2 * _UNIT_DIM + 1 + len(CATEGORY_CUES) + 5
 
 
 def candidate_cuts(text: str) -> list[tuple[int, str, str]]:
@@ -212,7 +216,7 @@ def segmenter_features(text: str, cosines: Sequence[float] | None = None) -> np.
                 0.0 if cosines is None else cosines[i],
             ]
         )
-    return np.asarray(rows, dtype=np.float64).reshape(len(rows), -1)
+    return np.asarray(rows, dtype=np.float64).reshape(len(rows), _SEG_DIM)
 
 
 def _piece_cosines(texts: Sequence[str]) -> list[list[float]]:

@@ -207,15 +207,7 @@ class LLMClient:
         for attempt in range(attempts):
             wait: float | None = None
             try:
-                with self._semaphore:
-                    response = self._openai().chat.completions.create(
-                        model=self.settings.model, messages=messages, temperature=0
-                    )
-                choices = response.choices or []
-                content = choices[0].message.content if choices else None
-                if not content:
-                    raise ReplyError("the reply has no message content")
-                return parse(content)
+                return parse(self._send(messages))
             except ReplyError as err:
                 reason = f"malformed reply: {err}"
             except openai.APITimeoutError:
@@ -228,6 +220,8 @@ class LLMClient:
                     raise self._failure(what, reason, attempt + 1) from None
                 if err.status_code in (429, 503):
                     wait = _retry_after_seconds(err.response.headers)
+            except openai.APIError as err:
+                reason = f"invalid response: {err}"
             reason = self.redact(reason)
             if attempt + 1 == attempts:
                 break
@@ -242,6 +236,26 @@ class LLMClient:
             )
             time.sleep(wait)
         raise self._failure(what, reason, attempts)
+
+    def _send(self, messages: list[dict[str, str]]) -> str:
+        """One request; the text of the reply's first choice."""
+        import openai
+
+        with self._semaphore:
+            try:
+                response = self._openai().chat.completions.create(
+                    model=self.settings.model, messages=messages, temperature=0
+                )
+            except openai.APIError:
+                raise
+            except (ValueError, TypeError, AttributeError) as err:  # a body that is no completion
+                raise ReplyError(f"the response is not a chat completion ({err})") from None
+        choices = getattr(response, "choices", None) or []
+        message = getattr(choices[0], "message", None) if choices else None
+        content = getattr(message, "content", None)
+        if not isinstance(content, str) or not content.strip():
+            raise ReplyError("the reply has no message content")
+        return content
 
     def _failure(self, what: str, reason: str, attempts: int) -> UniMatchError:
         plural = "s" if attempts != 1 else ""
