@@ -176,6 +176,7 @@ def test_client_error_is_not_retried_and_key_is_redacted(server, llm):
     assert server.request_count == 1
     assert SECRET not in str(info.value)
     assert "[REDACTED]" in str(info.value)
+    assert info.value.__context__ is None and info.value.__cause__ is None
 
 
 def test_429_retry_after_is_honoured(server, llm):
@@ -364,3 +365,20 @@ def test_missing_model_or_key_is_a_clear_error(monkeypatch, tmp_path):
         unimatch_metric.score_pairs([("a", "b")], scorer="llm", base_url="http://127.0.0.1:9/v1")
     with pytest.raises(UniMatchError, match="no API key"):
         unimatch_metric.score_pairs([("a", "b")], scorer="llm", model="m")
+
+
+def test_client_for_free_text_with_params_and_usage(server):
+    from unimatch_metric.llm import LLMClient, LLMSettings
+
+    client = LLMClient(LLMSettings(model="gen", base_url=server.base_url, api_key=SECRET))
+    server.push(Reply("Consider a clearer topic sentence."))
+    reply = client.complete(
+        [{"role": "user", "content": "Give feedback."}], lambda r: r, "generation", max_tokens=7
+    )
+    assert reply.text == "Consider a clearer topic sentence."
+    assert (reply.prompt_tokens, reply.completion_tokens) == (1, 1)  # the server's usage
+    assert reply.seconds >= 0
+    (request,) = server.requests
+    assert request.json["max_tokens"] == 7 and request.json["temperature"] == 0
+    assert client.config == {"model": "gen", "base_url": server.base_url}
+    assert SECRET not in repr(client.settings)

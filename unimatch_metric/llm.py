@@ -16,7 +16,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -41,6 +41,16 @@ _REDACTED = "[REDACTED]"
 
 class ReplyError(ValueError):
     """A reply that does not have the required form (the request is retried)."""
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    """The text of a reply, the token counts the server reports, and the seconds it took."""
+
+    text: str
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    seconds: float
 
 
 def llm_configured(model: str | None, base_url: str | None) -> bool:
@@ -192,22 +202,31 @@ class LLMClient:
         base = self.settings.backoff * (2**attempt)
         return min(self.settings.max_wait, base * (1 + 0.25 * random.random()))
 
-    def complete(self, messages: list[dict[str, str]], parse: Callable[[str], T], what: str) -> T:
-        """Send ``messages`` (temperature 0) and return ``parse(reply_text)``.
+    def complete(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        parse: Callable[[ChatReply], T],
+        what: str,
+        **params: Any,
+    ) -> T:
+        """Send ``messages`` and return ``parse(reply)``.
 
-        HTTP 5xx/408/409/429 replies, timeouts, connection errors and replies that ``parse``
-        rejects with `ReplyError` are retried up to ``max_retries`` times, waiting as a 429's
-        Retry-After asks or with exponential backoff. Raises `UniMatchError` naming ``what``
-        and the last reason when no attempt succeeds, or at once on other HTTP errors.
+        ``params`` go to the chat-completions call (e.g. ``max_tokens``); temperature is 0
+        unless given. HTTP 5xx/408/409/429 replies, timeouts, connection errors and replies
+        that ``parse`` rejects with `ReplyError` are retried up to ``max_retries`` times,
+        waiting as a 429's Retry-After asks or with exponential backoff. Raises
+        `UniMatchError` naming ``what`` and the last reason when no attempt succeeds, or at
+        once on other HTTP errors.
         """
         import openai
 
         attempts = self.settings.max_retries + 1
         reason = ""
+        attempt = 0
         for attempt in range(attempts):
             wait: float | None = None
             try:
-                return parse(self._send(messages))
+                return parse(self._send(messages, params))
             except ReplyError as err:
                 reason = f"malformed reply: {err}"
             except openai.APITimeoutError:
@@ -217,12 +236,11 @@ class LLMClient:
             except openai.APIStatusError as err:
                 reason = f"HTTP {err.status_code}: {_error_message(err)}"
                 if err.status_code < 500 and err.status_code not in _RETRYABLE_STATUS:
-                    raise self._failure(what, reason, attempt + 1) from None
+                    break  # retrying would get the same answer
                 if err.status_code in (429, 503):
                     wait = _retry_after_seconds(err.response.headers)
             except openai.APIError as err:
                 reason = f"invalid response: {err}"
-            reason = self.redact(reason)
             if attempt + 1 == attempts:
                 break
             wait = min(self.settings.max_wait, wait) if wait is not None else self._backoff(attempt)
@@ -231,20 +249,24 @@ class LLMClient:
                 what,
                 attempt + 1,
                 attempts,
-                reason,
+                self.redact(reason),
                 wait,
             )
             time.sleep(wait)
-        raise self._failure(what, reason, attempts)
+        # Raised outside the except clauses: the error keeps no link to the HTTP exchange.
+        raise self._failure(what, reason, attempt + 1)
 
-    def _send(self, messages: list[dict[str, str]]) -> str:
-        """One request; the text of the reply's first choice."""
+    def _send(self, messages: Sequence[Mapping[str, str]], params: Mapping[str, Any]) -> ChatReply:
+        """One request; the reply's first choice."""
         import openai
 
         with self._semaphore:
+            start = time.monotonic()
             try:
                 response = self._openai().chat.completions.create(
-                    model=self.settings.model, messages=messages, temperature=0
+                    model=self.settings.model,
+                    messages=list(messages),
+                    **{"temperature": 0, **params},
                 )
             except openai.APIError:
                 raise
@@ -255,7 +277,13 @@ class LLMClient:
         content = getattr(message, "content", None)
         if not isinstance(content, str) or not content.strip():
             raise ReplyError("the reply has no message content")
-        return content
+        usage = getattr(response, "usage", None)
+        return ChatReply(
+            text=content,
+            prompt_tokens=getattr(usage, "prompt_tokens", None),
+            completion_tokens=getattr(usage, "completion_tokens", None),
+            seconds=time.monotonic() - start,
+        )
 
     def _failure(self, what: str, reason: str, attempts: int) -> UniMatchError:
         plural = "s" if attempts != 1 else ""

@@ -196,7 +196,7 @@ class LLMScorer:
         ]
         scores = self.client.complete(
             messages,
-            lambda reply: parse_scores(reply, labels),
+            lambda reply: parse_scores(reply.text, labels),
             f"similarity request ({len(batch)} pair{'s' if len(batch) != 1 else ''})",
         )
         return [float(scores[label]) for label in labels]

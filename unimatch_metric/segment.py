@@ -212,7 +212,7 @@ class LLMSegmenter:
             {"role": "user", "content": segment_user_message(text)},
         ]
         return self.client.complete(
-            messages, lambda reply: units_from_delimited(text, reply), "segmentation request"
+            messages, lambda reply: units_from_delimited(text, reply.text), "segmentation request"
         )
 
     def segment(self, texts: Sequence[str]) -> list[Units | UniMatchError]:
