@@ -1,0 +1,113 @@
+"""``sefora unimatch``: score a JSONL file of generated feedback with UniMatch.
+
+Each input line is one paragraph: ``{"prediction": "text" or ["unit", ...],
+"references": ["instructor comment", ...]}``. The API key of the LLM backends comes from
+``$UNIMATCH_API_KEY`` (or ``$OPENAI_API_KEY``), never from the command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from unimatch_metric import UniMatchError, unimatch
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``unimatch`` subcommand."""
+    parser = subparsers.add_parser(
+        "unimatch",
+        help="score generated feedback against instructor comments with UniMatch",
+        description="Score a JSONL file of paragraphs ({'prediction': ..., 'references': "
+        "[...]} per line) with UniMatch and print the result as JSON.",
+    )
+    parser.add_argument("input", type=Path, help="JSONL file, one paragraph per line")
+    parser.add_argument("--output", type=Path, help="write the JSON result here, not stdout")
+    parser.add_argument("--segmenter", default="auto", help="auto, llm, offline, rules")
+    parser.add_argument("--scorer", default="auto", help="auto, llm, offline, embedding, exact")
+    parser.add_argument("--threshold", type=float, help="tau of the hard variant (1-4)")
+    parser.add_argument("--model", help="LLM model name (or $UNIMATCH_MODEL)")
+    parser.add_argument("--base-url", help="OpenAI-compatible endpoint (or $UNIMATCH_BASE_URL)")
+    parser.add_argument("--batch-size", type=int, default=50, help="pairs per LLM request")
+    parser.add_argument("--concurrency", type=int, default=4, help="parallel LLM requests")
+    parser.add_argument("--cache-dir", help="score cache folder (default: XDG cache)")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write it")
+    parser.add_argument(
+        "--whole-references", action="store_true", help="take each comment as one unit"
+    )
+    parser.add_argument("--details", action="store_true", help="add per-paragraph details")
+    parser.add_argument(
+        "--on-error", choices=["raise", "skip"], default="raise", help="a failed paragraph"
+    )
+    parser.set_defaults(func=run)
+
+
+def read_examples(path: Path) -> tuple[list[Any], list[Any]]:
+    """Predictions and references from a JSONL file; a bad line is a `UniMatchError`."""
+    predictions, references = [], []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as err:
+        raise UniMatchError(f"{path}: cannot read ({err.strerror})") from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise UniMatchError(f"{path}: line {number}: not JSON ({err.msg})") from None
+        if not isinstance(row, dict) or "prediction" not in row or "references" not in row:
+            raise UniMatchError(
+                f"{path}: line {number}: expected an object with 'prediction' and 'references'"
+            )
+        pred, refs = row["prediction"], row["references"]
+        if not (isinstance(pred, str) or _strings(pred)):
+            raise UniMatchError(f"{path}: line {number}: prediction: a string or list of strings")
+        if not _strings(refs):
+            raise UniMatchError(f"{path}: line {number}: references: a list of strings")
+        predictions.append(pred)
+        references.append(refs)
+    return predictions, references
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Score the file and print (or write) the result."""
+    predictions, references = read_examples(args.input)
+    result = unimatch(
+        predictions,
+        references,
+        segmenter=args.segmenter,
+        scorer=args.scorer,
+        threshold=args.threshold,
+        model=args.model,
+        base_url=args.base_url,
+        batch_size=args.batch_size,
+        concurrency=args.concurrency,
+        cache_dir=args.cache_dir,
+        use_cache=not args.no_cache,
+        segment_references=not args.whole_references,
+        return_details=args.details,
+        on_error=args.on_error,
+    )
+    text = json.dumps(result, indent=2, ensure_ascii=False)
+    if args.output is None:
+        print(text)
+        return 0
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=args.output.parent, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text + "\n")
+        os.replace(tmp, args.output)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return 0
