@@ -64,6 +64,7 @@ _ABBREVIATIONS = frozenset(
 _SENTENCE_END = re.compile(r"(?:[.!?\u2026]+[\"'\u201d\u2019)\]]*|(?<=\s)[:;]-?[()DPp])(?=\s|$)")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 _NEWLINE = re.compile(r"\n")
+_NEXT_CHAR = re.compile(r"\s*(\S)")
 # A connective opening a new point, after a comma, semicolon or dash.
 _CONNECTIVE = re.compile(
     r"(?:[,;:]|\s[-\u2013\u2014])\s+(?=(?:but|however|although|though|also|plus|otherwise|"
@@ -86,14 +87,14 @@ def _sentence_cuts(text: str) -> list[int]:
     """Offsets where a sentence or a line ends."""
     cuts = [m.end() for m in _NEWLINE.finditer(text)]
     for m in _SENTENCE_END.finditer(text):
-        nxt = text[m.end() :].lstrip()
-        if not nxt:
+        nxt = _NEXT_CHAR.match(text, m.end())
+        if nxt is None:
             continue
         if m.group().startswith(".") and len(m.group()) == 1:
             before = _WORD_BEFORE.search(text, 0, m.start())
             if before and before.group(1).lower().rstrip(".") in _ABBREVIATIONS:
                 continue
-        if nxt[0].islower():
+        if nxt.group(1).islower():
             continue
         cuts.append(m.end())
     return cuts
@@ -122,13 +123,11 @@ def _merge(pieces: list[list[int]], text: str) -> list[list[int]]:
         if merged:
             prev = text[merged[-1][0] : merged[-1][1]].strip()
             if (
-                not any(ch.isalnum() for ch in piece)
+                not any(ch.isalnum() for ch in piece)  # an emoticon or stray punctuation
+                or not any(ch.isalnum() for ch in prev)
                 or (_QUESTION_END.search(prev) and _QUESTION_END.search(piece))
                 or (_is_interjection(prev) and _is_interjection(piece))
             ):
-                merged[-1][1] = span[1]
-                continue
-            if not any(ch.isalnum() for ch in prev):
                 merged[-1][1] = span[1]
                 continue
         merged.append(list(span))
