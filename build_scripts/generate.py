@@ -269,7 +269,7 @@ def generate_run(
                 break
             prompts = [item.prompt.messages for item in batch]
             pending[pool_.submit(backend.generate, prompts)] = batch
-            if len(pending) >= 2 * backend.workers:
+            if len(pending) >= backend.workers:
                 collect(futures.FIRST_COMPLETED)
         while pending:
             collect(futures.ALL_COMPLETED)
