@@ -13,6 +13,14 @@ from sefora_dataset.errors import SeforaError
 # and sets ``func`` (args -> exit code) on them.
 COMMAND_MODULES = [
     "build_scripts.build",
+    "build_scripts.parse",
+    "build_scripts.prompts",
+    "build_scripts.generate",
+    "build_scripts.evaluate_runs",
+    "build_scripts.report",
+    "build_scripts.unimatch_cli",
+    "build_scripts.offline_cli",
+    "build_scripts.foxglove_cli",
 ]
 
 

@@ -1,14 +1,15 @@
 """Learned offline backends, trained on the project's guideline-labelled data (``labels/``).
 
-- ``"learned"`` segmenter: a logistic-regression boundary classifier over candidate cut
-  points (sentence and line ends, connectives after punctuation), from surface features of
-  the pieces on each side and the MiniLM cosine between them.
-- ``"learned"`` scorer: a ridge-regression head on frozen MiniLM embeddings of the two units
-  (element-wise product and absolute difference, cosine) plus feedback-category and overlap
-  features, clipped to 0–4.
+- ``"learned"`` segmenter: gradient-boosted trees deciding, at each candidate cut point
+  (sentence and line ends, connectives after punctuation), whether a new feedback unit
+  starts, from surface features of the pieces on each side and how they relate (a fix
+  for the same problem, a new quoted target, a run of questions, ...). No embeddings.
+- ``"learned"`` scorer: gradient-boosted trees on frozen MiniLM embeddings of the two units
+  (cosine, element-wise product and absolute difference) plus feedback-category cues and
+  word and quote overlap, predicting the 0–4 score (clipped).
 
-Both are deterministic, CPU-only, and load their weights from ``models/*.npz`` shipped with
-the package. `fit_segmenter` / `fit_scorer` retrain them (see ``sefora train-offline``).
+Both are deterministic, CPU-only, and load their trees from ``models/*.npz`` shipped with
+the package; `train_offline` (``sefora train-offline``) retrains them from ``labels/``.
 """
 
 from __future__ import annotations
@@ -27,10 +28,12 @@ import numpy as np
 from unimatch_metric.errors import UniMatchError
 from unimatch_metric.options import Options
 from unimatch_metric.segment import _sentence_cuts
+from unimatch_metric.trees import fit_trees, predict_proba, predict_raw
 
 MODEL_DIR = Path(__file__).parent / "models"
 SEGMENTER_FILE = MODEL_DIR / "segmenter.npz"
 SCORER_FILE = MODEL_DIR / "scorer.npz"
+REFERENCE_FILE = MODEL_DIR / "reference.json"
 
 # --- shared surface features -------------------------------------------------------------
 
@@ -148,9 +151,9 @@ _CLAUSE_CUT = re.compile(
 )
 _CUT_KINDS = ("newline", "period", "exclaim", "question", "comma", "semicolon", "colon", "dash")
 _UNIT_DIM = len(CATEGORY_CUES) + 2  # see unit_features
-# cut kind, connective, bare punctuation, both pieces, question run, shared cues, bullet,
-# lower-case start, position from each end, cosine
-_SEG_DIM = len(_CUT_KINDS) + len(_CONNECTIVES) + 1 + 2 * _UNIT_DIM + 1 + len(CATEGORY_CUES) + 5
+# cut kind, connective, bare punctuation, both pieces, question run, shared cues, relation
+# (13), bullet, lower-case start, list layout, position from each end
+_SEG_DIM = len(_CUT_KINDS) + len(_CONNECTIVES) + 1 + 2 * _UNIT_DIM + 1 + len(CATEGORY_CUES) + 18
 
 
 def candidate_cuts(text: str) -> list[tuple[int, str, str]]:
@@ -192,10 +195,47 @@ def _pieces(text: str, cuts: Sequence[int]) -> list[str]:
     return [text[a:b].strip() for a, b in zip(bounds, bounds[1:], strict=False)]
 
 
-def segmenter_features(text: str, cosines: Sequence[float] | None = None) -> np.ndarray:
+_IMPERATIVE = re.compile(
+    r"^(?:please\s+)?(add|cut|try|consider|name|cite|make|use|keep|check|fix|attach|end|start|"
+    r"say|explain|describe|vary|decide|replace|remove|move|show|tell|give|clarify|expand|"
+    r"think|avoid|combine|split|watch|look|let's|delete|rewrite|reread|revise|include|focus|"
+    r"develop|define|connect|trim|tighten|drop|change|spell|capitalize|ask|be|don't|do)\b",
+    re.IGNORECASE,
+)
+_PRONOUN = re.compile(r"^(it|this|that|these|those|they|he|she|which|here|there|as)\b", re.I)
+_OPEN_QUOTE = re.compile(r"^[\"\u201c\u2018(]")
+
+
+def _relation_features(left: str, right: str, kind: str) -> list[float]:
+    """How the piece after a cut relates to the piece before it."""
+    lw, rw = _content_words(left), _content_words(right)
+    overlap = len(lw & rw) / max(1, min(len(lw), len(rw)))
+    lq, rq = set(_QUOTED.findall(left)), set(_QUOTED.findall(right))
+    imperative, pronoun = bool(_IMPERATIVE.match(right)), bool(_PRONOUN.match(right))
+    quote_start = bool(_OPEN_QUOTE.match(right))
+    sentence = kind in ("period", "exclaim", "question", "semicolon")
+    return [
+        float(imperative),
+        float(pronoun),
+        float(quote_start),
+        float(bool(_IMPERATIVE.match(left))),
+        float(bool(lq)),
+        float(bool(rq)),
+        float(bool(lq & rq)),
+        overlap,
+        float(left.rstrip().endswith(":")),
+        float(sentence and imperative),
+        float(sentence and pronoun),
+        float(sentence and quote_start),
+        float(sentence) * overlap,
+    ]
+
+
+def segmenter_features(text: str) -> np.ndarray:
     """One feature row per candidate cut of ``text`` (see `candidate_cuts`)."""
     cuts = candidate_cuts(text)
     pieces = _pieces(text, [c[0] for c in cuts])
+    listed = float("\n" in text.strip())
     rows = []
     for i, (_, kind, word) in enumerate(cuts):
         left, right = pieces[i], pieces[i + 1]
@@ -209,31 +249,15 @@ def segmenter_features(text: str, cosines: Sequence[float] | None = None) -> np.
                 *rf,
                 lf[7] * rf[7],  # a run of questions
                 *(a * b for a, b in zip(lf[:7], rf[:7], strict=True)),
+                *_relation_features(left, right, kind),
                 1.0 if re.match(r"^\s*(?:[-*\u2022]|\d+[.)])", right) else 0.0,
                 1.0 if right[:1].islower() else 0.0,
+                listed,
                 math.log1p(i),
                 math.log1p(len(cuts) - i - 1),
-                0.0 if cosines is None else cosines[i],
             ]
         )
     return np.asarray(rows, dtype=np.float64).reshape(len(rows), _SEG_DIM)
-
-
-def _piece_cosines(texts: Sequence[str]) -> list[list[float]]:
-    """MiniLM cosine between the pieces on each side of every candidate cut."""
-    per_text = []
-    all_pieces: list[str] = []
-    for text in texts:
-        pieces = _pieces(text, [c[0] for c in candidate_cuts(text)])
-        per_text.append(len(pieces))
-        all_pieces.extend(pieces)
-    vectors = _encode(all_pieces)
-    out, at = [], 0
-    for n in per_text:
-        v = vectors[at : at + n]
-        out.append([float(v[i] @ v[i + 1]) for i in range(n - 1)])
-        at += n
-    return out
 
 
 def _encode(texts: Sequence[str]) -> np.ndarray:
@@ -250,32 +274,6 @@ def _encode(texts: Sequence[str]) -> np.ndarray:
     return vectors[[index[t] for t in texts]].astype(np.float64)
 
 
-def _sigmoid(z: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-z))
-
-
-def _standardise(x: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    return (x - mean) / scale
-
-
-def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0) -> dict[str, np.ndarray]:
-    """L2-regularised logistic regression (Newton steps): deterministic, no extra library."""
-    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
-    z = np.hstack([_standardise(x, mean, scale), np.ones((len(x), 1))])
-    w = np.zeros(z.shape[1])
-    reg = np.full(z.shape[1], l2)
-    reg[-1] = 0.0
-    for _ in range(50):
-        p = _sigmoid(z @ w)
-        grad = z.T @ (p - y) + reg * w
-        hess = (z * (p * (1 - p))[:, None]).T @ z + np.diag(reg + 1e-9)
-        step = np.linalg.solve(hess, grad)
-        w -= step
-        if np.abs(step).max() < 1e-8:
-            break
-    return {"weights": w, "mean": mean, "scale": scale}
-
-
 def gold_cut_labels(text: str, units: Sequence[str]) -> np.ndarray:
     """1 for each candidate cut of ``text`` where a labelled unit starts, else 0."""
     starts, at = set(), 0
@@ -287,14 +285,6 @@ def gold_cut_labels(text: str, units: Sequence[str]) -> np.ndarray:
             starts.add(found)
         at = found + len(unit)
     return np.asarray([1.0 if c[0] in starts else 0.0 for c in candidate_cuts(text)])
-
-
-def fit_segmenter(texts: Sequence[str], units: Sequence[Sequence[str]], l2: float = 1.0) -> dict:
-    """Train the boundary classifier on labelled segmentations; returns the weight arrays."""
-    cosines = _piece_cosines(texts)
-    x = [segmenter_features(t, c) for t, c in zip(texts, cosines, strict=True)]
-    y = [gold_cut_labels(t, u) for t, u in zip(texts, units, strict=True)]
-    return fit_logistic(np.vstack(x), np.concatenate(y), l2)
 
 
 @functools.lru_cache(maxsize=4)
@@ -317,11 +307,7 @@ class LearnedSegmenter:
 
     def segment(self, texts: Sequence[str]) -> list[list[str] | UniMatchError]:
         """Cut each text at the candidates the classifier accepts."""
-        cosines = _piece_cosines(texts)
-        return [
-            _cut(text, segmenter_features(text, cos), self.model)
-            for text, cos in zip(texts, cosines, strict=True)
-        ]
+        return [_cut(text, segmenter_features(text), self.model) for text in texts]
 
 
 # --- scorer ----------------------------------------------------------------------------
@@ -355,25 +341,6 @@ def pair_features(pairs: Sequence[tuple[str, str]]) -> np.ndarray:
     return np.hstack([hand, va * vb, np.abs(va - vb)])
 
 
-def fit_ridge(x: np.ndarray, y: np.ndarray, l2: float) -> dict[str, np.ndarray]:
-    """Ridge regression on standardised features (closed form)."""
-    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
-    z = _standardise(x, mean, scale)
-    w = np.linalg.solve(z.T @ z + l2 * np.eye(z.shape[1]), z.T @ (y - y.mean()))
-    return {"weights": w, "bias": np.asarray(y.mean()), "mean": mean, "scale": scale}
-
-
-def predict_ridge(model: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
-    """Scores of a ridge model, clipped to the 0–4 scale."""
-    z = _standardise(x, model["mean"], model["scale"])
-    return np.clip(z @ model["weights"] + model["bias"], 0.0, 4.0)
-
-
-def fit_scorer(pairs: Sequence[tuple[str, str]], scores: Sequence[float], l2: float) -> dict:
-    """Train the similarity head on labelled pairs; returns the weight arrays."""
-    return fit_ridge(pair_features(pairs), np.asarray(scores, dtype=np.float64), l2)
-
-
 class LearnedScorer:
     """Ridge head on frozen MiniLM features (weights in ``models/scorer.npz``; cached)."""
 
@@ -396,13 +363,13 @@ class LearnedScorer:
         """Predict a 0–4 score for each pair."""
         if not pairs:
             return []
-        return [float(s) for s in predict_ridge(self.model, pair_features(pairs))]
+        return [float(s) for s in predict_score(self.model, pair_features(pairs))]
 
 
 # --- training --------------------------------------------------------------------------
 
 
-def _read_jsonl(path: Path) -> list[dict]:
+def read_jsonl(path: Path) -> list[dict]:
     if not path.exists():
         raise UniMatchError(f"labelled data not found: {path}")
     rows = []
@@ -429,99 +396,113 @@ def _save(arrays: dict[str, np.ndarray], path: Path) -> None:
     tmp.replace(path)
 
 
-def train_offline(
-    labels_dir: Path,
-    out_dir: Path = MODEL_DIR,
-    limit: int | None = None,
-    seg_l2: Sequence[float] = (0.3, 1.0, 3.0, 10.0),
-    score_l2: Sequence[float] = (30.0, 100.0, 300.0, 1000.0, 3000.0),
-) -> dict[str, Any]:
-    """Fit both learned models on the ``train`` part of ``labels_dir`` and save them.
-
-    Regularisation is chosen by 5-fold cross-validation grouped by paragraph; figures on
-    the held-out ``validation`` part are returned. ``limit`` keeps only the first rows (for
-    quick checks).
-    """
-    from unimatch_metric.validate import score_agreement, segmentation_agreement
-
-    segments = _read_jsonl(labels_dir / "segments.jsonl")[:limit]
-    pairs = _read_jsonl(labels_dir / "pairs.jsonl")[:limit]
-    report: dict[str, Any] = {}
-
-    seg_train = [r for r in segments if r["part"] == "train"]
-    seg_val = [r for r in segments if r["part"] == "validation"]
-    texts = [r["text"] for r in seg_train]
-    cosines = _piece_cosines(texts)
-    xs = [segmenter_features(t, c) for t, c in zip(texts, cosines, strict=True)]
-    ys = [gold_cut_labels(r["text"], r["units"]) for r in seg_train]
-    fold = _folds([r["item_id"] for r in seg_train], 5)
-    best = None
-    for l2 in seg_l2:
-        refs, hyps = [], []
-        for f in range(5):
-            train_rows = [i for i in range(len(xs)) if fold[i] != f]
-            model = fit_logistic(
-                np.vstack([xs[i] for i in train_rows]),
-                np.concatenate([ys[i] for i in train_rows]),
-                l2,
-            )
-            for i in np.flatnonzero(fold == f):
-                refs.append(seg_train[i]["units"])
-                hyps.append(_cut(texts[i], xs[i], model))
-        wd = segmentation_agreement(refs, hyps).window_diff
-        if best is None or wd < best[0]:
-            best = (wd, l2)
-    seg_model = fit_logistic(np.vstack(xs), np.concatenate(ys), best[1])
-    _save(seg_model, out_dir / SEGMENTER_FILE.name)
-    report["segmenter"] = {"l2": best[1], "cv_window_diff": best[0], "train_texts": len(texts)}
-    if seg_val:
-        val_texts = [r["text"] for r in seg_val]
-        val_cos = _piece_cosines(val_texts)
-        hyps = [
-            _cut(t, segmenter_features(t, c), seg_model)
-            for t, c in zip(val_texts, val_cos, strict=True)
-        ]
-        report["segmenter"]["validation"] = vars(
-            segmentation_agreement([r["units"] for r in seg_val], hyps)
-        )
-
-    pair_train = [r for r in pairs if r["part"] == "train"]
-    pair_val = [r for r in pairs if r["part"] == "validation"]
-    if pair_train:
-        x = pair_features([(r["a"], r["b"]) for r in pair_train])
-        y = np.asarray([_target(r) for r in pair_train])
-        fold = _folds([r["item_id"] for r in pair_train], 5)
-        best = None
-        for l2 in score_l2:
-            pred = np.zeros(len(y))
-            for f in range(5):
-                m = fit_ridge(x[fold != f], y[fold != f], l2)
-                pred[fold == f] = predict_ridge(m, x[fold == f])
-            r = score_agreement(y, pred).pearson
-            if best is None or r > best[0]:
-                best = (r, l2)
-        score_model = fit_ridge(x, y, best[1])
-        _save(score_model, out_dir / SCORER_FILE.name)
-        report["scorer"] = {"l2": best[1], "cv_pearson": best[0], "train_pairs": len(y)}
-        if pair_val:
-            pred = predict_ridge(score_model, pair_features([(r["a"], r["b"]) for r in pair_val]))
-            report["scorer"]["validation"] = vars(
-                score_agreement([_target(r) for r in pair_val], pred)
-            )
-    _load.cache_clear()
-    return report
+def predict_score(model: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
+    """Scores of the scorer's trees, clipped to the 0–4 scale."""
+    return np.clip(predict_raw(model, x), 0.0, 4.0)
 
 
-def _target(row: dict) -> float:
+def _cut(text: str, x: np.ndarray, model: dict[str, np.ndarray]) -> list[str]:
+    """Cut ``text`` at the candidates whose boundary probability passes the threshold."""
+    cuts = candidate_cuts(text)
+    keep = []
+    if cuts:
+        p = predict_proba(model, x)
+        keep = [c[0] for c, pc in zip(cuts, p, strict=True) if pc > float(model["cut_at"])]
+    return [piece for piece in _pieces(text, keep) if piece]
+
+
+def pair_label(row: dict) -> float:
     """The label of a pair: the mean of its annotators' scores."""
     scores = [row["score"], *([row["score_2"]] if "score_2" in row else [])]
     return sum(scores) / len(scores)
 
 
-def _cut(text: str, x: np.ndarray, model: dict[str, np.ndarray]) -> list[str]:
-    cuts = candidate_cuts(text)
-    keep = []
-    if cuts:
-        z = _standardise(x, model["mean"], model["scale"]) @ model["weights"][:-1]
-        keep = [c[0] for c, p in zip(cuts, z + model["weights"][-1], strict=True) if p > 0]
-    return [p for p in _pieces(text, keep) if p]
+def _write_reference(
+    segments: list[dict], pairs: list[dict], seg_model: dict, score_model: dict, out_dir: Path
+) -> None:
+    """Outputs of the new models on a few labelled inputs, for the reproducibility test."""
+    texts = [r["text"] for r in segments[:20]]
+    probe = [(r["a"], r["b"]) for r in pairs[:40]]
+    reference = {
+        "texts": texts,
+        "units": [_cut(t, segmenter_features(t), seg_model) for t in texts],
+        "pairs": probe,
+        "scores": predict_score(score_model, pair_features(probe)).tolist(),
+    }
+    tmp = out_dir / "reference.json.tmp"
+    tmp.write_text(json.dumps(reference, ensure_ascii=False, indent=1), encoding="utf-8")
+    tmp.replace(out_dir / REFERENCE_FILE.name)
+
+
+def train_offline(
+    labels_dir: Path,
+    out_dir: Path = MODEL_DIR,
+    limit: int | None = None,
+    cut_thresholds: Sequence[float] = (0.3, 0.4, 0.5, 0.6),
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Fit both learned models on the ``train`` part of ``labels_dir`` and save them.
+
+    The segmenter's probability threshold is chosen by 5-fold cross-validation (grouped
+    by paragraph, lowest WindowDiff); figures on the held-out ``validation`` part are
+    returned. ``limit`` keeps only the first rows of each file (for quick checks).
+    """
+    from tqdm.auto import tqdm
+
+    from unimatch_metric.validate import score_agreement, segmentation_agreement
+
+    segments = read_jsonl(labels_dir / "segments.jsonl")[:limit]
+    pairs = read_jsonl(labels_dir / "pairs.jsonl")[:limit]
+    seg_train = [r for r in segments if r["part"] == "train"]
+    seg_val = [r for r in segments if r["part"] == "validation"]
+    pair_train = [r for r in pairs if r["part"] == "train"]
+    pair_val = [r for r in pairs if r["part"] == "validation"]
+    if not seg_train or not pair_train:
+        raise UniMatchError(f"{labels_dir}: no training rows (part == 'train') to learn from")
+    steps = tqdm(total=4, desc="Training offline models", disable=not progress)
+
+    xs = [segmenter_features(r["text"]) for r in seg_train]
+    ys = [gold_cut_labels(r["text"], r["units"]) for r in seg_train]
+    fold = _folds([r["item_id"] for r in seg_train], 5)
+    cv_hyps: dict[float, list] = {t: [None] * len(xs) for t in cut_thresholds}
+    for f in range(5):
+        inside = [i for i in range(len(xs)) if fold[i] != f]
+        model = fit_trees(
+            np.vstack([xs[i] for i in inside]), np.concatenate([ys[i] for i in inside]), True
+        )
+        for t in cut_thresholds:
+            model["cut_at"] = np.asarray(t)
+            for i in np.flatnonzero(fold == f):
+                cv_hyps[t][i] = _cut(seg_train[i]["text"], xs[i], model)
+    refs = [r["units"] for r in seg_train]
+    cv = {t: segmentation_agreement(refs, h).window_diff for t, h in cv_hyps.items()}
+    cut_at = min(cv, key=lambda t: (cv[t], t))
+    steps.update()
+    seg_model = {**fit_trees(np.vstack(xs), np.concatenate(ys), True), "cut_at": np.asarray(cut_at)}
+    report: dict[str, Any] = {
+        "segmenter": {"cut_at": cut_at, "cv_window_diff": cv[cut_at], "train_texts": len(xs)}
+    }
+    if seg_val:
+        hyps = [_cut(r["text"], segmenter_features(r["text"]), seg_model) for r in seg_val]
+        report["segmenter"]["validation"] = vars(
+            segmentation_agreement([r["units"] for r in seg_val], hyps)
+        )
+    steps.update()
+
+    x = pair_features([(r["a"], r["b"]) for r in pair_train])
+    y = np.asarray([pair_label(r) for r in pair_train])
+    score_model = fit_trees(x, y, False)
+    report["scorer"] = {"train_pairs": len(y)}
+    steps.update()
+    if pair_val:
+        pred = predict_score(score_model, pair_features([(r["a"], r["b"]) for r in pair_val]))
+        report["scorer"]["validation"] = vars(
+            score_agreement([pair_label(r) for r in pair_val], pred)
+        )
+    _save(seg_model, out_dir / SEGMENTER_FILE.name)
+    _save(score_model, out_dir / SCORER_FILE.name)
+    _write_reference(seg_val or seg_train, pair_val or pair_train, seg_model, score_model, out_dir)
+    _load.cache_clear()
+    steps.update()
+    steps.close()
+    return report
