@@ -557,32 +557,24 @@ def _ratings(values: Sequence[Any], name: str) -> list[int]:
     return out
 
 
-def quadratic_weighted_kappa(
-    y_true: Sequence[int],
-    y_pred: Sequence[int],
-    min_rating: int | None = None,
-    max_rating: int | None = None,
-) -> float:
+def quadratic_weighted_kappa(y_true: Sequence[int], y_pred: Sequence[int]) -> float:
     """Cohen's kappa with quadratic weights (QWK) between two lists of integer ratings.
 
-    The weight of a disagreement between ratings a and b is (a - b)^2 / (max - min)^2 over the
-    full range ``min_rating..max_rating`` (default: the smallest and largest rating seen), as in
-    the ASAP essay-scoring benchmark. NaN when undefined (every rating is the same value).
+    A disagreement between ratings a and b weighs (a - b)^2: the distance of the values, not
+    of their ranks among the ratings seen, as in the ASAP essay-scoring benchmark (the value
+    does not depend on the scale's unused end points). NaN when undefined (every rating in
+    both lists is the same value).
     """
     true, pred = _ratings(y_true, "y_true"), _ratings(y_pred, "y_pred")
     if len(true) != len(pred) or not true:
         raise ValueError(f"need two non-empty lists of equal length, got {len(true)}, {len(pred)}")
-    low = min(true + pred) if min_rating is None else min_rating
-    high = max(true + pred) if max_rating is None else max_rating
-    outside = [v for v in true + pred if not low <= v <= high]
-    if outside:
-        raise ValueError(f"rating {outside[0]} outside the range {low}..{high}")
-    size = high - low + 1
+    low = min(true + pred)
+    size = max(true + pred) - low + 1
     observed = np.zeros((size, size))
     np.add.at(observed, (np.array(true) - low, np.array(pred) - low), 1)
     expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / len(true)
     index = np.arange(size)
-    weights = (index[:, None] - index[None, :]) ** 2 / max(size - 1, 1) ** 2
+    weights = (index[:, None] - index[None, :]) ** 2
     denominator = float((weights * expected).sum())
     if denominator == 0:
         return math.nan
@@ -603,22 +595,27 @@ class ScoredFeedback:
     group: str | None = None
 
 
-def _scored(item: ScoredFeedback | Mapping[str, Any], index: int) -> ScoredFeedback:
+def scored_feedback(item: ScoredFeedback | Mapping[str, Any], where: str) -> ScoredFeedback:
+    """``item`` (a `ScoredFeedback` or a dict with its fields) checked; errors name ``where``.
+
+    Raises ValueError unless prompt and feedback are non-empty strings, the score a finite
+    number (a failed judgement has none: drop or re-judge it) and the group a string or None.
+    """
     if isinstance(item, ScoredFeedback):
         row = dataclasses.asdict(item)
     elif isinstance(item, Mapping):
         row = dict(item)
     else:
-        raise TypeError(f"items[{index}]: expected a ScoredFeedback or a dict")
+        raise TypeError(f"{where}: expected a ScoredFeedback or a dict")
     for key in ("prompt", "feedback"):
         if not isinstance(row.get(key), str) or not row[key].strip():
-            raise ValueError(f"items[{index}].{key}: expected a non-empty string")
+            raise ValueError(f"{where}: {key}: expected a non-empty string")
     score = row.get("score")
     if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
-        raise ValueError(f"items[{index}].score: expected a finite number, got {score!r}")
+        raise ValueError(f"{where}: score: expected a finite number, got {score!r}")
     group = row.get("group")
     if group is not None and not isinstance(group, str):
-        raise ValueError(f"items[{index}].group: expected a string or null")
+        raise ValueError(f"{where}: group: expected a string or null, got {group!r}")
     return ScoredFeedback(row["prompt"], row["feedback"], float(score), group)
 
 
@@ -640,7 +637,9 @@ def preference_pairs(
     ``conversational`` the fields are chat message lists; ``metadata`` adds ``kind``
     (``score`` or ``mismatch``), ``score_chosen`` and ``score_rejected``.
     """
-    rows = [_scored(item, i) for i, item in enumerate(items)]
+    if not isinstance(random_negatives, int) or random_negatives < 0:
+        raise ValueError(f"random_negatives must be an integer >= 0, got {random_negatives!r}")
+    rows = [scored_feedback(item, f"items[{i}]") for i, item in enumerate(items)]
     by_prompt: dict[str, list[ScoredFeedback]] = {}
     for row in rows:
         by_prompt.setdefault(row.prompt, []).append(row)

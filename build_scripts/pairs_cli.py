@@ -1,0 +1,132 @@
+"""``sefora dpo-pairs``: DPO preference pairs (TRL's format) from a JSONL file of scored feedback.
+
+Each input line is one feedback text for one prompt with its score, e.g. from the rubric
+judge or UniMatch: ``{"prompt": ..., "feedback": ..., "score": 0.8, "group": "essay-7"}``
+(``group`` is optional; the field names can be changed). Each output line is one pair
+``{"prompt": ..., "chosen": ..., "rejected": ...}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from sefora_dataset.errors import CorpusError
+from unimatch_metric.rubric import ScoredFeedback, preference_pairs, scored_feedback
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``dpo-pairs`` subcommand."""
+    parser = subparsers.add_parser(
+        "dpo-pairs",
+        help="export DPO preference pairs from scored feedback (JSONL)",
+        description="For each prompt, pair every two feedback texts with different scores "
+        "(the higher one chosen); with --mismatched, also prefer each prompt's best feedback "
+        "over the best feedback of the other prompts of its group and of random other "
+        "prompts. Writes TRL's preference format, one JSON object per line.",
+    )
+    parser.add_argument("input", type=Path, help="JSONL file, one scored feedback per line")
+    parser.add_argument("--out", type=Path, required=True, help="output JSONL file")
+    parser.add_argument("--prompt-field", default="prompt", help="input field of the prompt")
+    parser.add_argument("--feedback-field", default="feedback", help="field of the feedback")
+    parser.add_argument("--score-field", default="score", help="field of the score")
+    parser.add_argument("--group-field", default="group", help="field of the group (optional)")
+    parser.add_argument(
+        "--mismatched", action="store_true", help="add mismatched-feedback hard negatives"
+    )
+    parser.add_argument(
+        "--random-negatives",
+        type=_count,
+        default=1,
+        help="with --mismatched: pairs against random prompts of other groups (default 1)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random negatives")
+    parser.add_argument(
+        "--conversational", action="store_true", help="chat messages instead of plain text"
+    )
+    parser.add_argument(
+        "--metadata", action="store_true", help="add kind, score_chosen and score_rejected"
+    )
+    parser.set_defaults(func=run)
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a count >= 0, got {value}")
+    return value
+
+
+def read_scored(path: Path, args: argparse.Namespace) -> list[ScoredFeedback]:
+    """The scored feedback of a JSONL file; a bad line is a `CorpusError` naming it."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as err:
+        raise CorpusError(str(path), "", f"cannot read ({err})") from None
+    fields = {
+        "prompt": args.prompt_field,
+        "feedback": args.feedback_field,
+        "score": args.score_field,
+        "group": args.group_field,
+    }
+    rows = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise CorpusError(str(path), f"line {number}", f"not JSON ({err.msg})") from None
+        if not isinstance(raw, dict):
+            raise CorpusError(str(path), f"line {number}", "expected a JSON object")
+        missing = [name for key, name in fields.items() if key != "group" and name not in raw]
+        if missing:
+            raise CorpusError(str(path), f"line {number}", f"missing field(s) {missing}")
+        try:
+            row = {key: raw.get(name) for key, name in fields.items()}
+            rows.append(scored_feedback(row, f"line {number}"))
+        except ValueError as err:
+            raise CorpusError(str(path), "", str(err)) from None
+    return rows
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read, pair, write atomically, and print the counts as JSON."""
+    rows = read_scored(args.input, args)
+    pairs = preference_pairs(
+        rows,
+        mismatched=args.mismatched,
+        random_negatives=args.random_negatives,
+        seed=args.seed,
+        conversational=args.conversational,
+        metadata=True,
+    )
+    kinds = Counter(pair["kind"] for pair in pairs)
+    if not args.metadata:
+        for pair in pairs:
+            for key in ("kind", "score_chosen", "score_rejected"):
+                del pair[key]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=args.out.parent, prefix=f".{args.out.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            for pair in pairs:
+                handle.write(json.dumps(pair, ensure_ascii=False) + "\n")
+        os.replace(tmp, args.out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    summary = {
+        "out": str(args.out),
+        "feedback": len(rows),
+        "prompts": len({r.prompt for r in rows}),
+        "pairs": len(pairs),
+        "score_pairs": kinds["score"],
+        "mismatch_pairs": kinds["mismatch"],
+    }
+    print(json.dumps(summary, indent=2))
+    return 0
