@@ -21,6 +21,7 @@ COMMAND_MODULES = [
     "build_scripts.unimatch_cli",
     "build_scripts.offline_cli",
     "build_scripts.foxglove_cli",
+    "build_scripts.pairs_cli",
 ]
 
 
