@@ -192,3 +192,13 @@ def test_cli_bad_lines_are_named(tmp_path, line, message):
         run_cli([str(source), "--out", str(out)])
     assert str(caught.value).startswith(f"{source}: ") and message in str(caught.value)
     assert not out.exists()
+
+
+def test_registered_in_the_sefora_command(tmp_path, capsys):
+    from build_scripts.cli import main
+
+    source = tmp_path / "scored.jsonl"
+    source.write_text('{"prompt": "x", "feedback": "f", "score": null}\n', encoding="utf-8")
+    assert main(["dpo-pairs", str(source), "--out", str(tmp_path / "o.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("sefora dpo-pairs: error: ") and "line 1: score" in err
