@@ -77,8 +77,8 @@ def test_ready_units_as_predictions(tmp_path):
 def test_offline_default_end_to_end(tmp_path):
     metric = evaluate.load(unimatch_metric.MODULE_PATH, cache_dir=str(tmp_path))
     out = metric.compute(predictions=PREDICTIONS, references=REFERENCES, return_details=True)
-    assert out["config"]["scorer"]["name"] == "embedding"
-    assert out["config"]["segmenter"]["name"] == "rules"
+    assert out["config"]["scorer"]["name"] == "learned"
+    assert out["config"]["segmenter"]["name"] == "learned"
     assert out["n_examples"] == 5 and out["n_failed"] == 0
     assert 0 < out["f1"] < 1
     # The identical unit pair scores 4; evaluate's cache_dir also holds the score cache.

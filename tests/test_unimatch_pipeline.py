@@ -92,11 +92,13 @@ def test_embedding_scorer_baseline(tmp_path):
         ("Your sentences are all the same length.", "Try varying your sentence length."),
         ("Please cite recently published sources.", "What a lovely metaphor!"),
     ]
-    scores = unimatch_metric.score_pairs(pairs, scorer="offline", cache_dir=tmp_path)
+    scores = unimatch_metric.score_pairs(pairs, scorer="embedding", cache_dir=tmp_path)
     assert scores[0] == pytest.approx(4.0)
     assert scores[0] > scores[1] > scores[2] >= 0
     assert len(open_cache(tmp_path)) == 3
     assert unimatch_metric.score_pairs(pairs, scorer="embedding", cache_dir=tmp_path) == scores
+    learned = unimatch_metric.score_pairs(pairs, scorer="offline", cache_dir=tmp_path)
+    assert learned[0] == 4.0 and learned[1] > learned[2]
 
 
 def test_cosine_mapping_is_monotone_and_clipped():

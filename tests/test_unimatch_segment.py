@@ -103,8 +103,8 @@ def test_segment_public_api_and_callable():
 def test_registry_resolution(monkeypatch):
     for var in ("UNIMATCH_MODEL", "UNIMATCH_BASE_URL", "OPENAI_BASE_URL"):
         monkeypatch.delenv(var, raising=False)
-    assert SEGMENTERS.resolve_name("auto", Options()) == "rules"
-    assert SEGMENTERS.resolve_name("offline", Options()) == "rules"
+    assert SEGMENTERS.resolve_name("auto", Options()) == "learned"
+    assert SEGMENTERS.resolve_name("offline", Options()) == "learned"
     assert SEGMENTERS.resolve_name("auto", Options(model="m")) == "llm"
     monkeypatch.setenv("UNIMATCH_MODEL", "some-model")
     assert SEGMENTERS.resolve_name("auto", Options()) == "llm"

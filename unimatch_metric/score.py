@@ -12,7 +12,9 @@ kind of feedback, 0 unrelated or contradictory. Backends:
   `cosine_to_score`. Its agreement with human scores is weak (the SEFORA paper reports
   Pearson r < 0.3 for MiniLM): use it for smoke tests and trends, not for final figures.
 - ``"exact"``: 4 for units equal up to case and spacing, else 0 (a sanity check).
-- ``"offline"``: the current offline default (``"embedding"``); ``"auto"``: ``"llm"`` when a
+- ``"learned"``: boosted trees on MiniLM features and feedback cues, trained on the
+  project's guideline-labelled pairs (see `unimatch_metric.learned`).
+- ``"offline"``: the current offline default (``"learned"``); ``"auto"``: ``"llm"`` when a
   model or endpoint is configured, else ``"offline"``; or a callable taking the list of
   pairs and returning one score in [0, 4] per pair.
 """
@@ -259,7 +261,14 @@ class CallableScorer:
         return scores
 
 
-SCORERS: Registry[Scorer] = Registry("scorer", "embedding", CallableScorer)
+def _learned(options: Options) -> Scorer:
+    from unimatch_metric.learned import LearnedScorer  # it builds on this module
+
+    return LearnedScorer(options)
+
+
+SCORERS: Registry[Scorer] = Registry("scorer", "learned", CallableScorer)
+SCORERS.register("learned", _learned)
 SCORERS.register("embedding", EmbeddingScorer)
 SCORERS.register("llm", LLMScorer)
 SCORERS.register("exact", lambda options: ExactScorer())

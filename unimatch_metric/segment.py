@@ -8,7 +8,9 @@ part of a sentence or span several. Backends:
   questions form one unit, and bare interjections or emoticons join their neighbour.
 - ``"llm"``: an OpenAI-compatible model inserts unit delimiters; the reply is accepted only
   if removing the delimiters gives back the input text (whitespace aside).
-- ``"offline"``: the current offline default (``"rules"``); ``"auto"``: ``"llm"`` when a
+- ``"learned"``: boosted trees over candidate cut points, trained on the project's
+  guideline-labelled segmentations (see `unimatch_metric.learned`).
+- ``"offline"``: the current offline default (``"learned"``); ``"auto"``: ``"llm"`` when a
   model or endpoint is configured, else ``"offline"``; or a callable ``text -> units``.
 
 Every backend returns units as stripped slices of the input, in order, covering all of its
@@ -256,7 +258,14 @@ class CallableSegmenter:
         return results
 
 
-SEGMENTERS: Registry[Segmenter] = Registry("segmenter", "rules", CallableSegmenter)
+def _learned(options: Options) -> Segmenter:
+    from unimatch_metric.learned import LearnedSegmenter  # it builds on this module
+
+    return LearnedSegmenter(options)
+
+
+SEGMENTERS: Registry[Segmenter] = Registry("segmenter", "learned", CallableSegmenter)
+SEGMENTERS.register("learned", _learned)
 SEGMENTERS.register("rules", lambda options: RuleSegmenter())
 SEGMENTERS.register("llm", LLMSegmenter)
 

@@ -1,0 +1,93 @@
+"""The learned offline backends: shipped trees load and reproduce, retraining works."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from build_scripts.cli import main
+from unimatch_metric.learned import (
+    MODEL_DIR,
+    REFERENCE_FILE,
+    LearnedScorer,
+    LearnedSegmenter,
+    candidate_cuts,
+    gold_cut_labels,
+    train_offline,
+)
+from unimatch_metric.trees import fit_trees, predict_proba, predict_raw
+
+LABELS = Path(__file__).resolve().parents[1] / "labels"
+
+
+def test_tree_arrays_match_scikit_learn() -> None:
+    ensemble = pytest.importorskip("sklearn.ensemble")
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(300, 5))
+    y = (x[:, 0] + x[:, 1] * x[:, 2] > 0).astype(float)
+    arrays = fit_trees(x, y, classify=True, n_estimators=30)
+    model = ensemble.GradientBoostingClassifier(
+        random_state=0, n_estimators=30, max_depth=3, learning_rate=0.05, subsample=0.8
+    ).fit(x, y)
+    probe = rng.normal(size=(50, 5))
+    np.testing.assert_allclose(predict_raw(arrays, probe), model.decision_function(probe))
+    np.testing.assert_allclose(predict_proba(arrays, probe), model.predict_proba(probe)[:, 1])
+    with pytest.raises(ValueError, match="expected 5 features"):
+        predict_raw(arrays, probe[:, :4])
+
+
+def test_shipped_models_reproduce_reference_outputs() -> None:
+    reference = json.loads(REFERENCE_FILE.read_text(encoding="utf-8"))
+    assert LearnedSegmenter().segment(reference["texts"]) == reference["units"]
+    pairs = [tuple(p) for p in reference["pairs"]]
+    scores = LearnedScorer().score(pairs)
+    np.testing.assert_allclose(scores, reference["scores"], atol=1e-3)
+    assert LearnedScorer().score(pairs) == scores  # deterministic
+    assert all(0 <= s <= 4 for s in scores)
+
+
+def test_artefacts_are_small() -> None:
+    size = sum(p.stat().st_size for p in MODEL_DIR.iterdir())
+    assert size <= 25 * 2**20
+
+
+def test_segmenter_units_cover_the_text() -> None:
+    text = "Nice image, but the sentence runs on. Who is she?  Why now?\n- Cut 'very'."
+    [units] = LearnedSegmenter().segment([text])
+    assert "".join(units).replace(" ", "") == "".join(text.split()).replace(" ", "")
+    assert all(u == u.strip() and u for u in units)
+
+
+def test_gold_labels_mark_unit_starts() -> None:
+    text = "Good hook. Expand the second point, but cut the list."
+    labels = gold_cut_labels(text, ["Good hook.", "Expand the second point,", "but cut the list."])
+    starts = [c[0] for c, y in zip(candidate_cuts(text), labels, strict=True) if y]
+    assert starts == [text.index("Expand"), text.index("but")]
+    with pytest.raises(ValueError, match="not in the text"):
+        gold_cut_labels(text, ["Bad hook."])
+
+
+def test_retraining_on_a_subset(tmp_path: Path) -> None:
+    report = train_offline(LABELS, tmp_path, limit=260, progress=False)
+    assert {p.name for p in tmp_path.iterdir()} == {"segmenter.npz", "scorer.npz", "reference.json"}
+    assert report["segmenter"]["train_texts"] > 0 and report["scorer"]["train_pairs"] > 0
+    seg = LearnedSegmenter(path=tmp_path / "segmenter.npz")
+    assert seg.segment(["Great start! Now add a source."])[0]
+
+
+def test_validate_cli(tmp_path: Path, capsys) -> None:
+    rows = [
+        {"text": "Great hook. Add a date.", "units": ["Great hook.", "Add a date."]},
+        {"text": "Who is he? Why?", "units": ["Who is he? Why?"]},
+    ]
+    path = tmp_path / "seg.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert main(["validate-segmenter", str(path), "--segmenter", "rules"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["segmenter"] == "rules" and out["n_texts"] == 2 and 0 <= out["f1"] <= 1
+    path.write_text('{"text": "x"}\n', encoding="utf-8")
+    assert main(["validate-segmenter", str(path)]) == 2
+    assert "row 1: missing units" in capsys.readouterr().err
