@@ -372,6 +372,9 @@ def run_generate(args: argparse.Namespace) -> int:
     """Generate every requested configuration in turn; print a summary line per run."""
     if args.limit is not None and args.limit < 1:
         raise SeforaError(f"--limit must be at least 1, got {args.limit}")
+    if not getattr(args, "verbose", False):  # one INFO line per HTTP request otherwise
+        for name in ("httpx", "httpx2"):
+            logging.getLogger(name).setLevel(logging.WARNING)
     configs = parse_configs(args.config)
     targets = load_targets(args.data, args.split, args.limit)
     if not targets:

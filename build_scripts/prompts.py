@@ -83,6 +83,11 @@ _CATEGORY_PATTERNS = [(name, re.compile(p, re.IGNORECASE)) for name, p in CATEGO
 #: Comments outside this word range are not picked as exemplars (too terse to teach the
 #: task, or long enough to crowd the prompt).
 EXEMPLAR_WORDS = (4, 45)
+#: Nor are replies in a conversation with the student ("Yes, ...", "Glad to hear it!"), which
+#: are not feedback on the text.
+_REPLY = re.compile(
+    r"^(yes|yeah|glad|agreed?|thanks?|thank you|ha|lol|exactly|same|ok(ay)?)\b", re.I
+)
 #: The categories of the five few-shot exemplars (the paper uses five, one per category, for
 #: six categories). Task Constraints is left out: its comments enforce one course's own
 #: requirements (a citation style, a word count) and do not transfer to another assignment.
@@ -178,23 +183,29 @@ class Exemplar:
 class ExemplarPool:
     """Candidate exemplars per category from the ``train`` paragraphs, in a fixed order.
 
-    The order is a hash of each annotation's id, so the choice is deterministic and does not
-    depend on the order rows are read in; `pick` takes the first candidate per category
+    Comments whose words match a single category come before mixed ones; within each group
+    the order is a hash of the annotation's id, so the choice is deterministic and does not
+    depend on the order rows are read in. `pick` takes the first candidate per category
     whose essay is not the target's.
     """
 
     def __init__(self, paragraphs: Iterable[Mapping[str, Any]]) -> None:
         low, high = EXEMPLAR_WORDS
-        found: dict[str, list[tuple[str, Exemplar]]] = {c: [] for c in FEW_SHOT_CATEGORIES}
+        found: dict[str, list[tuple[tuple[bool, str], Exemplar]]]
+        found = {c: [] for c in FEW_SHOT_CATEGORIES}
         for row in paragraphs:
             for index, ann in enumerate(row["annotations"]):
                 comment = " ".join(ann["comment"].split())
                 category = categorize(comment)
                 if category not in found or not low <= len(comment.split()) <= high:
                     continue
+                if _REPLY.match(comment):
+                    continue
                 annotation_id = f"{row['paragraph_id']}_A{index:02d}"
                 span = " ".join((ann.get("text") or "").split()) or None
-                rank = hashlib.sha256(annotation_id.encode()).hexdigest()
+                # Clear-cut comments (matching one category's keywords only) come first.
+                mixed = sum(bool(pattern.search(comment)) for _, pattern in _CATEGORY_PATTERNS) > 1
+                rank = (mixed, hashlib.sha256(annotation_id.encode()).hexdigest())
                 found[category].append(
                     (rank, Exemplar(category, comment, span, annotation_id, row["essay_id"]))
                 )

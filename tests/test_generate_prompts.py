@@ -244,3 +244,23 @@ def test_configs_command_lists_every_id() -> None:
         check=True,
     )
     assert paper.stdout.count('"id"') == 20
+
+
+def test_exemplar_ranking_prefers_clear_cut_comments_and_skips_replies() -> None:
+    rows = [annotated("E1_P0", "E1", *CATEGORY_COMMENTS.values())]
+    rows.append(
+        annotated(
+            "E2_P0",
+            "E2",
+            "Yes, the grammar in this sentence is a problem.",  # a reply: never an exemplar
+            "Watch the tense here, and the idea needs a clearer connection.",  # mixed
+            "Watch your verb tense in this sentence, please.",  # clear-cut
+        )
+    )
+    mistakes = ExemplarPool(rows).candidates["Mistakes"]
+    assert [e.comment for e in mistakes][0] in {
+        CATEGORY_COMMENTS["Mistakes"],
+        "Watch your verb tense in this sentence, please.",
+    }
+    assert [e.comment for e in mistakes][-1].startswith("Watch the tense here")
+    assert all(not e.comment.startswith("Yes") for e in mistakes)

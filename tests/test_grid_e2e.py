@@ -16,6 +16,7 @@ from build_scripts.cli import main
 from build_scripts.evaluate_runs import reference_texts
 from build_scripts.prompts import TARGET_END, TARGET_START
 from sefora_dataset import SAMPLE_SOURCE, build_dataset
+from unimatch_metric import SCORERS
 
 CONFIGS = [
     "v2-guided-rubric-zs",
@@ -128,7 +129,7 @@ def test_generate_evaluate_report(
         assert s["single_reference"]["n_examples"] == sum(
             r["paragraph_id"] in single_ids for r in rows
         )
-        assert s["unimatch"]["scorer"]["name"] == "embedding"
+        assert s["unimatch"]["scorer"]["name"] == s["scoring"]["scorer"] == SCORERS.offline
     v1, v2 = summaries["v1-guided-rubric-zs"]["full"], summaries["v2-guided-rubric-zs"]["full"]
     # The filler points make V1 more verbose and less precise, as in the paper.
     assert v1["mean_predicted_units"] > v2["mean_predicted_units"]
