@@ -16,7 +16,7 @@ from unimatch_metric import UniMatchError
 from unimatch_metric.cache import CACHE_FILENAME
 from unimatch_metric.rubric import (
     JUDGE_SYSTEM,
-    RUBRIC_DIR,
+    MODULE_PATH,
     RubricJudge,
     judge_feedback,
     load_rubric,
@@ -284,7 +284,7 @@ def test_bad_inputs(llm):
 
 
 def test_evaluate_module(server, llm, tmp_path):
-    path = str(RUBRIC_DIR.parent / "rubric_judge")
+    path = MODULE_PATH
     options = {k: v for k, v in llm.items() if k != "cache_dir"}
     metric = evaluate.load(path, "math-feedback", cache_dir=str(tmp_path / "ev"), **options)
     assert metric.name == "rubric_judge"

@@ -36,6 +36,8 @@ from unimatch_metric.errors import UniMatchError
 from unimatch_metric.llm import LLMClient, LLMSettings, ReplyError, parse_json_object
 
 RUBRIC_DIR = Path(__file__).resolve().parent / "rubrics"
+#: The folder of the ``evaluate`` module: ``evaluate.load(MODULE_PATH, "math-feedback")``.
+MODULE_PATH = str(Path(__file__).resolve().parent / "rubric_judge")
 DEFAULT_RUBRIC = "essay-feedback"
 #: Part of every cache key of the judge: change it whenever the judge's prompt changes.
 JUDGE_PROMPT_VERSION = "rubric-judge-1"
