@@ -3,20 +3,31 @@
 ``build_dataset(source, out)`` turns a corpus folder (published JSON, or raw annotated
 PDF/DOCX drafts) into Arrow shards with four configs: essays, drafts, paragraphs and
 annotations. ``load_dataset(out, "paragraphs")`` then loads them offline.
+
+Names are imported on first use, so ``import sefora_dataset.errors`` (as the metric does)
+does not load ``datasets``.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
 
-from .build import SAMPLE_SOURCE, build_dataset, split_of  # noqa: E402
-from .errors import CorpusError, ParseError, SeforaError  # noqa: E402
-from .read import read_corpus  # noqa: E402
+_LAZY = {
+    "SAMPLE_SOURCE": "build",
+    "build_dataset": "build",
+    "split_of": "build",
+    "read_corpus": "read",
+    "CorpusError": "errors",
+    "ParseError": "errors",
+    "SeforaError": "errors",
+}
+__all__ = sorted(_LAZY)
 
-__all__ = [
-    "SAMPLE_SOURCE",
-    "CorpusError",
-    "ParseError",
-    "SeforaError",
-    "build_dataset",
-    "read_corpus",
-    "split_of",
-]
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
