@@ -202,7 +202,8 @@ def test_missing_item_retried_then_failure_reported_never_zero(server, llm, capl
     assert result["scores"] == [pytest.approx(0.8), None]
     assert result["n_examples"] == 1 and result["n_failed"] == 1
     assert result["score"] == pytest.approx(0.8)  # the failure is left out, not counted as 0
-    assert result["details"][1]["score"] is None
+    assert result["details"][1]["score"] is None and result["details"][1]["satisfied"] is None
+    assert set(result["details"][1]) == set(result["details"][0])
     assert "items missing" in result["details"][1]["error"]
 
     server.responder = lambda request: answer(request, drop="I1")

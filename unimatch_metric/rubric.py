@@ -428,8 +428,9 @@ class RubricJudge:
             },
         }
         if opts.return_details:
+            empty = dict.fromkeys(("score", "dimension_scores", "satisfied", "reasons"))
             output["details"] = [
-                o.details() if isinstance(o, Judgement) else {"score": None, "error": str(o)}
+                o.details() if isinstance(o, Judgement) else {**empty, "error": str(o)}
                 for o in outcomes
             ]
         return output
