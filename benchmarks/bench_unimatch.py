@@ -2,8 +2,9 @@
 
 Stand-in task: the reference of example i is the instructor comments of annotated
 paragraph i; its prediction is the comments of paragraph i+1 joined into one text (so it
-goes through segmentation like model output would). Default backends: the rule-based
-segmenter and the MiniLM embedding scorer, on CPU.
+goes through segmentation like model output would). Default backends: the offline ones
+(the learned segmenter and scorer; ``--segmenter rules --scorer embedding`` for the
+baselines), on CPU.
 
 Baseline (same run): ``model.encode`` of the very same unit texts, the least any
 embedding-based scorer must spend. Reported: pairs/s and paragraphs/s of a cold
@@ -62,6 +63,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--warm", type=int, default=64, help="paragraphs for the cache test")
     parser.add_argument("--threads", type=int, help="torch threads (default: torch's choice)")
+    parser.add_argument("--segmenter", default="offline", help="segmenter backend name")
+    parser.add_argument("--scorer", default="offline", help="scorer backend name")
     args = parser.parse_args()
 
     import torch
@@ -84,15 +87,21 @@ def main() -> None:
     model.encode(["warm-up"] * 64, batch_size=64)  # first-call allocations, outside timings
 
     # Units and pairs as UniMatch forms them, for the baseline and the counts.
-    pred_units = unimatch_metric.segment(predictions, segmenter="rules")
-    ref_units = [sum(unimatch_metric.segment(refs, segmenter="rules"), []) for refs in references]
+    pred_units = unimatch_metric.segment(predictions, segmenter=args.segmenter)
+    ref_units = [
+        sum(unimatch_metric.segment(refs, segmenter=args.segmenter), []) for refs in references
+    ]
     pairs = distinct_pairs(ref_units, pred_units)
     texts = list(dict.fromkeys(t for pair in sorted(pairs) for t in pair))
 
     def cold():
         with tempfile.TemporaryDirectory() as cache_dir:
             return unimatch_metric.unimatch(
-                predictions, references, scorer="offline", cache_dir=cache_dir
+                predictions,
+                references,
+                scorer=args.scorer,
+                segmenter=args.segmenter,
+                cache_dir=cache_dir,
             )
 
     secs, results = best_of(
@@ -100,7 +109,11 @@ def main() -> None:
             "baseline": lambda: model.encode(texts, batch_size=64, normalize_embeddings=True),
             "cold": cold,
             "nocache": lambda: unimatch_metric.unimatch(
-                predictions, references, scorer="offline", use_cache=False
+                predictions,
+                references,
+                scorer=args.scorer,
+                segmenter=args.segmenter,
+                use_cache=False,
             ),
         },
         args.repeat,
@@ -115,17 +128,29 @@ def main() -> None:
         def warm_cold():  # a fresh cache folder each time
             folder = Path(root, str(next(rounds)))
             return unimatch_metric.unimatch(
-                predictions[:w], references[:w], scorer="offline", cache_dir=folder
+                predictions[:w],
+                references[:w],
+                scorer=args.scorer,
+                segmenter=args.segmenter,
+                cache_dir=folder,
             )
 
         unimatch_metric.unimatch(
-            predictions[:w], references[:w], scorer="offline", cache_dir=Path(root, "warm")
+            predictions[:w],
+            references[:w],
+            scorer=args.scorer,
+            segmenter=args.segmenter,
+            cache_dir=Path(root, "warm"),
         )
         w_secs, _ = best_of(
             {
                 "empty": warm_cold,
                 "warm": lambda: unimatch_metric.unimatch(
-                    predictions[:w], references[:w], scorer="offline", cache_dir=Path(root, "warm")
+                    predictions[:w],
+                    references[:w],
+                    scorer=args.scorer,
+                    segmenter=args.segmenter,
+                    cache_dir=Path(root, "warm"),
                 ),
             },
             args.repeat,
