@@ -245,7 +245,7 @@ _TASK = {
 _ANSWER_FORMAT = {
     "v1": "Give as many separate comments as you find useful, each on its own line "
     'starting with "- ".',
-    "v2": "Reply in exactly this format, with no other text:\n"
+    "v2": "{intro}\n"
     "Focus: <the phrase or sentence of the target paragraph your comment is about>\n"
     "{category_line}"
     f"{FEEDBACK_LABEL} <your comment to the student, one or two sentences>",
@@ -336,7 +336,10 @@ def build_messages(config: PromptConfig, inputs: PromptInputs) -> list[dict[str,
         sections.append(_exemplars_section(inputs.exemplars, config.guided))
     sections.append(_draft_section(inputs))
     answer = _ANSWER_FORMAT[config.template].format(
-        category_line=f"Category: <one of: {', '.join(CATEGORIES)}>\n" if config.guided else ""
+        intro="Give your answer in exactly this format:"
+        if config.cot
+        else "Reply in exactly this format, with no other text:",
+        category_line=f"Category: <one of: {', '.join(CATEGORIES)}>\n" if config.guided else "",
     )
     sections.append("## Your answer\n" + answer + ("\n\n" + _COT if config.cot else ""))
     return [
