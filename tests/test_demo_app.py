@@ -9,6 +9,7 @@ import json
 import logging
 import socket
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -203,12 +204,21 @@ def test_slow_endpoint_hits_the_request_timeout(app, monkeypatch):
 
 def test_overall_deadline_bounds_the_wait(app, monkeypatch):
     monkeypatch.setattr(app, "DEADLINE", 0.5)
-    with FakeOpenAIServer(responder=lambda request: Reply("late", delay=3)) as server:
+    workers = ThreadPoolExecutor(max_workers=1)
+    monkeypatch.setattr(app, "_WORKERS", workers)
+
+    def slow_judge(request: Request) -> Reply:
+        reply = word_overlap_judge(request)
+        reply.delay = 1.0
+        return reply
+
+    with FakeOpenAIServer(responder=slow_judge) as server:
         start = time.monotonic()
         outputs = app.score_paragraph(
             **form(app, scorer=app.LLM, base_url=server.base_url, model="m", api_key=SECRET)
         )
         elapsed = time.monotonic() - start
+        workers.shutdown(wait=True)  # the abandoned run ends on its own, within its timeouts
     assert "No result within 0.5 s" in error_of(outputs)
     assert elapsed < 2
 
