@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+from datasets import Features
 
 from . import __version__
 from .card import render_card
@@ -202,13 +203,12 @@ def config_rows(essays: list[Essay]) -> dict[str, dict[str, list[dict]]]:
     return out
 
 
-def write_shard(rows: list[dict], config: str, folder: Path, split: str) -> Path:
-    """One Arrow (IPC stream) file whose schema carries the config's ``Features``.
+def write_shard(rows: list[dict], features: Features, folder: Path, split: str) -> Path:
+    """One Arrow (IPC stream) file whose schema carries the ``Features``.
 
     The file name ends with a digest of its bytes: ``datasets`` keys its cache on the card's
     data file paths, so a rebuilt dataset in the same folder must not reuse a stale cache.
     """
-    features = CONFIG_FEATURES[config]
     table = pa.Table.from_pylist([features.encode_example(r) for r in rows], features.arrow_schema)
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, table.schema) as writer:
@@ -268,7 +268,9 @@ def build_dataset(
         for config, per_split in rows.items():
             (tmp / config).mkdir()
             files[config] = {
-                split: write_shard(rows_, config, tmp / config, split).relative_to(tmp).as_posix()
+                split: write_shard(rows_, CONFIG_FEATURES[config], tmp / config, split)
+                .relative_to(tmp)
+                .as_posix()
                 for split, rows_ in per_split.items()
             }
         card = render_card(summary, files, is_sample)

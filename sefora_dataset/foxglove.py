@@ -16,7 +16,6 @@ comments as references, one model's comments as the prediction.
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 import logging
 import math
@@ -28,11 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 from datasets import Features, List, Value
 
 from . import __version__
-from .build import BUILD_INFO, _check_replaceable, _replace
+from .build import BUILD_INFO, _check_replaceable, _replace, write_shard
 from .errors import CorpusError
 
 logger = logging.getLogger(__name__)
@@ -372,18 +370,6 @@ def summarize(tables: FoxgloveTables) -> dict[str, Any]:
         "raters": len({r["rater_id"] for r in tables.ratings}),
         "empty_rating_cells": tables.missing_ratings,
     }
-
-
-def write_shard(rows: list[dict], features: Features, folder: Path, split: str) -> Path:
-    """One Arrow (IPC stream) shard named after a digest of its bytes (see `build.write_shard`)."""
-    table = pa.Table.from_pylist([features.encode_example(r) for r in rows], features.arrow_schema)
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
-    data = sink.getvalue().to_pybytes()
-    path = folder / f"{split}-00000-of-00001-{hashlib.sha256(data).hexdigest()[:12]}.arrow"
-    path.write_bytes(data)
-    return path
 
 
 def render_card(summary: dict[str, Any], files: dict[str, str]) -> str:
