@@ -102,6 +102,8 @@ def error_of(outputs) -> str | None:
         ({"comments": "x\n" * 21}, "At most 20 instructor comments"),
         ({"feedback": "word " * 1000}, "too long"),
         ({"scorer": "LLM endpoint (OpenAI-compatible)", "model": " "}, "Give the model name"),
+        ({"use_threshold": True, "tau": 0}, "Invalid input: threshold must be in (0, 4]"),
+        ({"scorer": "LLM endpoint (OpenAI-compatible)", "model": "m"}, "Give your API key"),
     ],
 )
 def test_bad_input_is_a_message_in_the_page(app, fields, message):
@@ -169,11 +171,28 @@ def test_wrong_key_is_a_message_and_the_key_is_never_shown_or_logged(app, caplog
             **form(app, scorer=app.LLM, base_url=server.base_url, model="m", api_key=wrong)
         )
     message = error_of(outputs)
+    assert message.startswith("The LLM endpoint failed")
     assert "HTTP 401" in message and "Incorrect API key" in message
     assert server.request_count >= 1
     captured = capsys.readouterr()
     for text in (*outputs, caplog.text, captured.out, captured.err):
         assert wrong not in text
+
+
+def test_server_environment_never_supplies_endpoint_or_key(app, monkeypatch):
+    """A visitor's endpoint must not receive the Space owner's key from the environment."""
+    owner_key = "sk-owner-SECRET-from-env"
+    monkeypatch.setenv("OPENAI_API_KEY", owner_key)
+    monkeypatch.setenv("UNIMATCH_API_KEY", owner_key)
+    monkeypatch.setenv("UNIMATCH_BASE_URL", "http://127.0.0.1:9/v1")
+    with FakeOpenAIServer(responder=word_overlap_judge) as server:
+        outputs = app.score_paragraph(
+            **form(app, scorer=app.LLM, base_url=server.base_url, model="m", api_key="")
+        )
+    assert error_of(outputs) is None and server.request_count == 4
+    assert all(owner_key not in r.headers["authorization"] for r in server.requests)
+    options = app.backend_options(app.LLM, "", "m", "sk-typed", False, 3)
+    assert options["base_url"] == app.OPENAI_URL and options["api_key"] == "sk-typed"
 
 
 def test_unreachable_endpoint_fails_fast(app):

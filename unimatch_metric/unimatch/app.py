@@ -28,6 +28,7 @@ logger = logging.getLogger("unimatch.app")
 
 OFFLINE = "Offline (no API key)"
 LLM = "LLM endpoint (OpenAI-compatible)"
+OPENAI_URL = "https://api.openai.com/v1"
 MAX_COMMENTS = 20
 MAX_CHARS = 4000
 # Bounds on an LLM run: each request, then the whole computation (the page never hangs).
@@ -92,7 +93,9 @@ def parse_inputs(comments: str, feedback: str) -> tuple[list[str], str]:
         raise InputProblem(f"At most {MAX_COMMENTS} instructor comments, got {len(lines)}.")
     for name, text in (("instructor comments", comments), ("model feedback", feedback)):
         if len(text) > MAX_CHARS:
-            raise InputProblem(f"The {name} are too long for the demo (> {MAX_CHARS} characters).")
+            raise InputProblem(
+                f"{name.capitalize()}: too long for the demo (over {MAX_CHARS} characters)."
+            )
     return lines, feedback.strip()
 
 
@@ -105,13 +108,19 @@ def backend_options(
         return {**options, "segmenter": "offline", "scorer": "offline"}
     if not (model or "").strip():
         raise InputProblem("Give the model name to use at the LLM endpoint.")
+    base_url = (base_url or "").strip()
+    api_key = (api_key or "").strip()
+    if not api_key and not base_url:
+        raise InputProblem("Give your API key for the default OpenAI endpoint.")
     return {
         **options,
         "segmenter": "llm",
         "scorer": "llm",
         "model": model.strip(),
-        "base_url": (base_url or "").strip() or None,
-        "api_key": (api_key or "").strip() or None,
+        # Only what the visitor typed: never the server's environment, whose key must not
+        # travel to an endpoint a visitor chose. Local servers take any key.
+        "base_url": base_url or OPENAI_URL,
+        "api_key": api_key or "no-key-needed",
         "request_timeout": REQUEST_TIMEOUT,
         "max_retries": 1,
         "backoff": 0.5,
@@ -121,7 +130,7 @@ def backend_options(
     }
 
 
-def _message(text: str, key: str | None) -> str:
+def _redact(text: str, key: str | None) -> str:
     """``text`` with the API key, if any, removed (a second line of defence)."""
     if key and key.strip():
         text = text.replace(key.strip(), "[REDACTED]")
@@ -150,6 +159,7 @@ def score_paragraph(
     The paragraph is for display only. Every failure becomes a message in the page.
     """
     del paragraph  # shown to the user, not used by the metric
+    backend = "the LLM endpoint" if scorer == LLM else "the offline backend"
     try:
         references, prediction = parse_inputs(comments, feedback)
         options = backend_options(scorer, base_url, model, api_key, use_threshold, tau)
@@ -159,15 +169,17 @@ def score_paragraph(
     except InputProblem as err:
         return _error(str(err))
     except FutureTimeout:
-        return _error(f"No result within {DEADLINE:g} s: the LLM endpoint is too slow or busy.")
+        return _error(f"No result within {DEADLINE:g} s: {backend} is too slow or busy.")
     except unimatch_metric.UniMatchError as err:
-        return _error(_message(f"The LLM endpoint failed: {err}", api_key))
+        return _error(_redact(f"{backend[0].upper()}{backend[1:]} failed: {err}", api_key))
+    except (ValueError, TypeError) as err:  # options the library rejects (e.g. via the API)
+        return _error(_redact(f"Invalid input: {err}", api_key))
     except ImportError as err:
         return _error(f"The offline scorer is not installed: {err}")
     except Exception as err:  # never a stack trace in the page; the key is never logged
-        logger.error("unexpected %s: %s", type(err).__name__, _message(str(err), api_key))
-        return _error(_message(f"Unexpected error ({type(err).__name__}): {err}", api_key))
-    status = _message(_used(result["config"]), api_key)
+        logger.error("unexpected %s: %s", type(err).__name__, _redact(str(err), api_key))
+        return _error(_redact(f"Unexpected error ({type(err).__name__}): {err}", api_key))
+    status = _redact(_used(result["config"]), api_key)
     return (
         f'<p class="um-status" id="um-status-ok">{html.escape(status)}</p>',
         view.figures_html(),
@@ -246,6 +258,7 @@ def build_demo() -> gr.Blocks:
             [paragraph, comments, feedback, scorer, base_url, model, api_key, use_threshold, tau],
             [status, figures, alignment, matrix, units],
             api_name="score",
+            concurrency_limit=4,  # a slow LLM endpoint does not hold up other visitors
         )
     return demo
 
