@@ -273,7 +273,11 @@ def build_dataset(
                 .as_posix()
                 for split, rows_ in per_split.items()
             }
-        card = render_card(summary, files, is_sample)
+        example = next(
+            (r for s in SPLITS for r in rows["paragraphs"][s] if r["num_annotations"]),
+            next(r for s in SPLITS for r in rows["paragraphs"][s]),
+        )
+        card = render_card(summary, files, example, is_sample)
         (tmp / "README.md").write_text(card, encoding="utf-8")
         info = {"version": __version__, "source": str(Path(source).resolve()), **summary}
         (tmp / BUILD_INFO).write_text(json.dumps(info, indent=2), encoding="utf-8")

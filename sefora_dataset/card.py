@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
+
+from datasets import List, Value
 
 from .schema import CONFIG_FEATURES
 
@@ -61,7 +64,14 @@ FIELD_DOCS = {
 }
 
 
-def _yaml(files: dict[str, dict[str, str]]) -> str:
+def _size_category(n: int) -> str:
+    for limit, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K")):
+        if n < limit:
+            return name
+    return "n>100K"
+
+
+def _yaml(files: dict[str, dict[str, str]], n_paragraphs: int) -> str:
     lines = [
         "---",
         "pretty_name: SEFORA",
@@ -75,7 +85,7 @@ def _yaml(files: dict[str, dict[str, str]]) -> str:
         "- writing-feedback",
         "- essays",
         "size_categories:",
-        "- 1K<n<10K",
+        f"- {_size_category(n_paragraphs)}",
         "configs:",
     ]
     for config in CONFIG_FEATURES:
@@ -107,11 +117,36 @@ def _counts_table(summary: dict[str, Any]) -> str:
     return "\n".join([head, sep, *body])
 
 
+def _type_name(feature: Any) -> str:
+    if isinstance(feature, Value):
+        return feature.dtype
+    if isinstance(feature, List):
+        return f"list<{_type_name(feature.feature)}>"
+    return "struct{" + ", ".join(f"{k}: {_type_name(v)}" for k, v in feature.items()) + "}"
+
+
 def _fields(config: str) -> str:
-    return "\n".join(f"- `{name}`: {doc}" for name, doc in FIELD_DOCS[config].items())
+    docs = "\n".join(f"- `{name}`: {doc}" for name, doc in FIELD_DOCS[config].items())
+    types = " ".join(
+        f"`{name}` {_type_name(feature)}," for name, feature in CONFIG_FEATURES[config].items()
+    )
+    return f"{docs}\n\nTypes: {types.rstrip(',')}."
 
 
-def render_card(summary: dict[str, Any], files: dict[str, dict[str, str]], is_sample: bool) -> str:
+def _example(row: dict[str, Any]) -> str:
+    """A paragraphs row as JSON, long texts shortened."""
+    shown = {
+        k: (v[:160] + "…" if isinstance(v, str) and len(v) > 160 else v) for k, v in row.items()
+    }
+    return json.dumps(shown, ensure_ascii=False, indent=2)
+
+
+def render_card(
+    summary: dict[str, Any],
+    files: dict[str, dict[str, str]],
+    example: dict[str, Any],
+    is_sample: bool,
+) -> str:
     """The whole card: YAML front matter, description, structure, counts, licence, citation."""
     types = summary["annotation_types"]
     colors = ", ".join(f"{c} {n:,}" for c, n in summary["highlight_colors"].items())
@@ -124,7 +159,7 @@ def render_card(summary: dict[str, Any], files: dict[str, dict[str, str]], is_sa
     )
     total_ann = sum(types.values())
     sections = [
-        _yaml(files),
+        _yaml(files, sum(summary["rows"]["paragraphs"].values())),
         "",
         "# SEFORA: Student Essays with Feedback",
         "",
@@ -189,6 +224,14 @@ def render_card(summary: dict[str, Any], files: dict[str, dict[str, str]], is_sa
     ]
     for config in CONFIG_FEATURES:
         sections += [f"### {config}", "", _fields(config), ""]
+    sections += [
+        "### An example (`paragraphs`)",
+        "",
+        "```json",
+        _example(example),
+        "```",
+        "",
+    ]
     sections += [
         "## Limitations",
         "",

@@ -250,6 +250,10 @@ def test_card_yaml_lists_every_config(corpus: Path, tmp_path: Path) -> None:
         for entry in c["data_files"]:
             assert list((tmp_path / "out").glob(entry["path"])), entry
     assert "## Citation" in card and "Content warning" in card
+    assert meta["size_categories"] == ["n<1K"]
+    assert "`annotations` list<struct{type: string" in card
+    example = json.loads(card.split("```json")[1].split("```")[0])
+    assert example["num_annotations"] >= 1 and example["paragraph_index"] >= 0
 
 
 def test_bundled_sample_builds_by_default(tmp_path: Path, monkeypatch) -> None:
