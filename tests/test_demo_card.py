@@ -74,7 +74,7 @@ def test_card_has_the_sections_of_a_metric_card():
         "## License",
     ):
         assert re.search(rf"^{re.escape(heading)}$", body, flags=re.MULTILINE), heading
-    assert "```bibtex" in body and "Pearson r = 0.56" in body
+    assert "```bibtex" in body and "Pearson / Spearman" in body
 
 
 def test_space_requirements_parse_and_leave_gradio_to_sdk_version():

@@ -91,3 +91,22 @@ def test_validate_cli(tmp_path: Path, capsys) -> None:
     path.write_text('{"text": "x"}\n', encoding="utf-8")
     assert main(["validate-segmenter", str(path)]) == 2
     assert "row 1: missing units" in capsys.readouterr().err
+
+
+def test_card_reports_the_shipped_models_validation_figures() -> None:
+    from unimatch_metric import MODULE_PATH, score_pairs, segment
+    from unimatch_metric.learned import pair_label, read_jsonl
+    from unimatch_metric.validate import score_agreement, segmentation_agreement
+
+    card = (Path(MODULE_PATH) / "README.md").read_text(encoding="utf-8")
+    seg = [r for r in read_jsonl(LABELS / "segments.jsonl") if r["part"] == "validation"]
+    pairs = [r for r in read_jsonl(LABELS / "pairs.jsonl") if r["part"] == "validation"]
+    s = segmentation_agreement(
+        [r["units"] for r in seg], segment([r["text"] for r in seg], segmenter="learned")
+    )
+    c = score_agreement(
+        [pair_label(r) for r in pairs],
+        score_pairs([(r["a"], r["b"]) for r in pairs], scorer="learned", use_cache=False),
+    )
+    assert f"| {s.window_diff:.3f} / {s.f1:.3f} |" in card
+    assert f"| {c.pearson:.3f} / {c.spearman:.3f} |" in card
