@@ -306,8 +306,21 @@ class LearnedSegmenter:
         self.model = _load(path)
 
     def segment(self, texts: Sequence[str]) -> list[list[str] | UniMatchError]:
-        """Cut each text at the candidates the classifier accepts."""
-        return [_cut(text, segmenter_features(text), self.model) for text in texts]
+        """Cut each text at the candidates the classifier accepts (one batched prediction)."""
+        features = [segmenter_features(text) for text in texts]
+        stacked = np.vstack([np.zeros((0, _SEG_DIM)), *features])
+        accept = predict_proba(self.model, stacked) > float(self.model["cut_at"])
+        out: list[list[str] | UniMatchError] = []
+        at = 0
+        for text, x in zip(texts, features, strict=True):
+            keep = [
+                c[0]
+                for c, ok in zip(candidate_cuts(text), accept[at : at + len(x)], strict=True)
+                if ok
+            ]
+            out.append([piece for piece in _pieces(text, keep) if piece])
+            at += len(x)
+        return out
 
 
 # --- scorer ----------------------------------------------------------------------------
@@ -317,28 +330,37 @@ def pair_features(pairs: Sequence[tuple[str, str]]) -> np.ndarray:
     """Features of each (instructor unit, model unit) pair: embedding interactions + cues."""
     if not pairs:
         return np.zeros((0, 0))
-    va = _encode([a for a, _ in pairs])
-    vb = _encode([b for _, b in pairs])
-    rows = []
-    for (a, b), ea, eb in zip(pairs, va, vb, strict=True):
-        fa, fb = unit_features(a), unit_features(b)
-        wa, wb = _content_words(a), _content_words(b)
-        qa = {q.lower() for q in _QUOTED.findall(a)}
-        cos = float(ea @ eb)
-        rows.append(
-            [
-                cos,
-                cos * cos,
-                *(x * y for x, y in zip(fa[:8], fb[:8], strict=True)),
-                *(abs(x - y) for x, y in zip(fa[:8], fb[:8], strict=True)),
-                *fa,
-                *fb,
-                len(wa & wb) / max(1, len(wa | wb)),
-                1.0 if any(q in b.lower() for q in qa) else 0.0,
-            ]
-        )
-    hand = np.asarray(rows)
-    return np.hstack([hand, va * vb, np.abs(va - vb)])
+    texts = list(dict.fromkeys(t for pair in pairs for t in pair))
+    index = {t: i for i, t in enumerate(texts)}
+    vectors = _encode(texts)
+    units = np.asarray([unit_features(t) for t in texts])
+    words = [_content_words(t) for t in texts]
+    quotes = [{q.lower() for q in _QUOTED.findall(t)} for t in texts]
+    ia = np.asarray([index[a] for a, _ in pairs])
+    ib = np.asarray([index[b] for _, b in pairs])
+    va, vb, fa, fb = vectors[ia], vectors[ib], units[ia], units[ib]
+    cos = np.einsum("ij,ij->i", va, vb)[:, None]
+    overlap = [
+        [
+            len(words[i] & words[j]) / max(1, len(words[i] | words[j])),
+            1.0 if any(q in b.lower() for q in quotes[i]) else 0.0,
+        ]
+        for i, j, (_, b) in zip(ia, ib, pairs, strict=True)
+    ]
+    cues = slice(0, 8)  # category cues and the question mark, not the length
+    return np.hstack(
+        [
+            cos,
+            cos * cos,
+            fa[:, cues] * fb[:, cues],
+            np.abs(fa[:, cues] - fb[:, cues]),
+            fa,
+            fb,
+            np.asarray(overlap),
+            va * vb,
+            np.abs(va - vb),
+        ]
+    )
 
 
 def _same(a: str, b: str) -> bool:

@@ -42,21 +42,19 @@ def predict_raw(model: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
     """The ensemble's raw output per row (log-odds for a classifier, the value otherwise)."""
     if x.shape[1] != int(model["n_features"]):
         raise ValueError(f"expected {int(model['n_features'])} features, got {x.shape[1]}")
-    out = np.full(len(x), float(model["init"]))
-    rows = np.arange(len(x))
+    offsets = model["offsets"]
     feature, threshold = model["feature"], model["threshold"]
     left, right, value = model["left"], model["right"], model["value"]
-    for offset in model["offsets"]:
-        node = np.zeros(len(x), dtype=np.int64)
-        while True:
-            at = node + offset
-            inner = left[at] >= 0
-            if not inner.any():
-                break
-            go_left = x[rows, np.maximum(feature[at], 0)] <= threshold[at]
-            node = np.where(inner, np.where(go_left, left[at], right[at]), node)
-        out += float(model["learning_rate"]) * value[node + offset]
-    return out
+    rows = np.arange(len(x))[:, None]
+    node = np.broadcast_to(offsets, (len(x), len(offsets))).copy()  # every row in every tree
+    while True:
+        inner = left[node] >= 0
+        if not inner.any():
+            break
+        go_left = x[rows, np.maximum(feature[node], 0)] <= threshold[node]
+        child = np.where(go_left, left[node], right[node]) + offsets
+        node = np.where(inner, child, node)
+    return float(model["init"]) + float(model["learning_rate"]) * value[node].sum(axis=1)
 
 
 def predict_proba(model: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
