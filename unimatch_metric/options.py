@@ -6,21 +6,23 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from unimatch_metric.cache import Cache, open_cache
 from unimatch_metric.llm import LLMSettings
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 ON_ERROR = ("raise", "skip")
 
 
 @dataclass
-class Options:
-    """Every UniMatch option with its default (see the metric card for their meaning)."""
+class LLMOptions:
+    """Options of every LLM-backed computation here (UniMatch, the rubric judge)."""
 
-    segmenter: str | Callable[..., Any] = "auto"
-    scorer: str | Callable[..., Any] = "auto"
-    threshold: float | None = None
+    what: ClassVar[str] = "LLM"  # names the options in errors
+
     model: str | None = None
     base_url: str | None = None
     api_key: str | None = field(default=None, repr=False)
@@ -29,7 +31,6 @@ class Options:
     use_cache: bool = True
     return_details: bool = False
     on_error: str = "raise"
-    segment_references: bool = True
     request_timeout: float = 60.0
     max_retries: int = 3
     concurrency: int = 4
@@ -41,17 +42,15 @@ class Options:
             raise ValueError(f"on_error must be one of {ON_ERROR}, got {self.on_error!r}")
         if not isinstance(self.batch_size, int) or self.batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, got {self.batch_size!r}")
-        if self.threshold is not None and not 0 < float(self.threshold) <= 4:
-            raise ValueError(f"threshold must be in (0, 4], got {self.threshold!r}")
 
     @classmethod
-    def from_kwargs(cls, base: Options | None = None, **kwargs: Any) -> Options:
+    def from_kwargs(cls, base: Self | None = None, **kwargs: Any) -> Self:
         """``base`` (or the defaults) with ``kwargs`` applied; an unknown name is a TypeError."""
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(kwargs) - known)
         if unknown:
             raise TypeError(
-                f"unknown UniMatch option(s): {', '.join(unknown)}; "
+                f"unknown {cls.what} option(s): {', '.join(unknown)}; "
                 f"known: {', '.join(sorted(known))}"
             )
         return dataclasses.replace(base or cls(), **kwargs)
@@ -71,3 +70,20 @@ class Options:
     def cache(self) -> Cache | None:
         """The on-disk cache to use, or None when caching is off."""
         return open_cache(self.cache_dir) if self.use_cache else None
+
+
+@dataclass
+class Options(LLMOptions):
+    """Every UniMatch option with its default (see the metric card for their meaning)."""
+
+    what: ClassVar[str] = "UniMatch"
+
+    segmenter: str | Callable[..., Any] = "auto"
+    scorer: str | Callable[..., Any] = "auto"
+    threshold: float | None = None
+    segment_references: bool = True
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.threshold is not None and not 0 < float(self.threshold) <= 4:
+            raise ValueError(f"threshold must be in (0, 4], got {self.threshold!r}")

@@ -23,17 +23,17 @@ import math
 import random
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from sefora_dataset.errors import CorpusError
 from unimatch_metric.backends import run_cached
-from unimatch_metric.cache import Cache, open_cache
 from unimatch_metric.errors import UniMatchError
-from unimatch_metric.llm import LLMClient, LLMSettings, ReplyError, parse_json_object
+from unimatch_metric.llm import LLMClient, ReplyError, parse_json_object
+from unimatch_metric.options import LLMOptions
 
 RUBRIC_DIR = Path(__file__).resolve().parent / "rubrics"
 #: The folder of the ``evaluate`` module: ``evaluate.load(MODULE_PATH, "math-feedback")``.
@@ -42,7 +42,6 @@ DEFAULT_RUBRIC = "essay-feedback"
 #: Part of every cache key of the judge: change it whenever the judge's prompt changes.
 JUDGE_PROMPT_VERSION = "rubric-judge-1"
 ANSWERS = ("yes", "no")
-ON_ERROR = ("raise", "skip")
 
 
 class RubricError(CorpusError):
@@ -321,55 +320,16 @@ class Judgement:
 
 
 @dataclass
-class JudgeOptions:
-    """The options of `RubricJudge`, checked in one place (see the metric card)."""
+class JudgeOptions(LLMOptions):
+    """The options of `RubricJudge` (see the metric card)."""
 
-    model: str | None = None
-    base_url: str | None = None
-    api_key: str | None = field(default=None, repr=False)
+    what: ClassVar[str] = "rubric judge"
+
     batch_size: int = 20
-    cache_dir: str | Path | None = None
-    use_cache: bool = True
-    on_error: str = "raise"
-    return_details: bool = False
-    request_timeout: float = 60.0
-    max_retries: int = 3
-    concurrency: int = 4
-    backoff: float = 1.0
-    progress: bool | None = None
-
-    def __post_init__(self) -> None:
-        if self.on_error not in ON_ERROR:
-            raise ValueError(f"on_error must be one of {ON_ERROR}, got {self.on_error!r}")
-        if not isinstance(self.batch_size, int) or self.batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer, got {self.batch_size!r}")
-
-    @classmethod
-    def from_kwargs(cls, base: JudgeOptions | None = None, **kwargs: Any) -> JudgeOptions:
-        """``base`` (or the defaults) with ``kwargs`` applied; an unknown name is a TypeError."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(kwargs) - known)
-        if unknown:
-            raise TypeError(f"unknown rubric judge option(s): {', '.join(unknown)}")
-        return dataclasses.replace(base or cls(), **kwargs)
-
-    def cache(self) -> Cache | None:
-        """The shared UniMatch cache, or None when caching is off."""
-        return open_cache(self.cache_dir) if self.use_cache else None
 
     def client(self) -> LLMClient:
         """The chat client these options describe."""
-        return LLMClient(
-            LLMSettings(
-                model=self.model,
-                base_url=self.base_url,
-                api_key=self.api_key,
-                timeout=self.request_timeout,
-                max_retries=self.max_retries,
-                concurrency=self.concurrency,
-                backoff=self.backoff,
-            )
-        )
+        return LLMClient(self.llm_settings())
 
 
 # A judging task: (feedback, context as canonical JSON, item index); hashable, cacheable.
