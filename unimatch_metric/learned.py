@@ -3,7 +3,9 @@
 - ``"learned"`` segmenter: gradient-boosted trees deciding, at each candidate cut point
   (sentence and line ends, connectives after punctuation), whether a new feedback unit
   starts, from surface features of the pieces on each side and how they relate (a fix
-  for the same problem, a new quoted target, a run of questions, ...). No embeddings.
+  for the same problem, a new quoted target, a run of questions, ...) and the kinds of the
+  neighbouring cuts. No embeddings (MiniLM cosines between the pieces did not help in
+  cross-validation).
 - ``"learned"`` scorer: gradient-boosted trees on MiniLM embeddings of the two units, its
   top two layers fine-tuned on the labelled pairs (`unimatch_metric.finetune`): cosine,
   element-wise product and absolute difference, the original MiniLM cosine, plus
@@ -155,8 +157,11 @@ _CLAUSE_CUT = re.compile(
 _CUT_KINDS = ("newline", "period", "exclaim", "question", "comma", "semicolon", "colon", "dash")
 _UNIT_DIM = len(CATEGORY_CUES) + 2  # see unit_features
 # cut kind, connective, bare punctuation, both pieces, question run, shared cues, relation
-# (13), bullet, lower-case start, list layout, position from each end
-_SEG_DIM = len(_CUT_KINDS) + len(_CONNECTIVES) + 1 + 2 * _UNIT_DIM + 1 + len(CATEGORY_CUES) + 18
+# (13), bullet, lower-case start, list layout, position from each end, context (12)
+_CUT_DIM = len(_CUT_KINDS) + len(_CONNECTIVES) + 1 + 2 * _UNIT_DIM + 1 + len(CATEGORY_CUES) + 30
+# the kind of the previous and the next cut, whether it has a connective, whether it exists
+_NEIGHBOUR_DIM = 2 * (len(_CUT_KINDS) + 2)
+_SEG_DIM = _CUT_DIM + _NEIGHBOUR_DIM
 
 
 def candidate_cuts(text: str) -> list[tuple[int, str, str]]:
@@ -207,6 +212,29 @@ _IMPERATIVE = re.compile(
 )
 _PRONOUN = re.compile(r"^(it|this|that|these|those|they|he|she|which|here|there|as)\b", re.I)
 _OPEN_QUOTE = re.compile(r"^[\"\u201c\u2018(]")
+#: Openers of a piece that usually starts another point, or goes on with the same one.
+_NEW_POINT = re.compile(
+    r"^(also|another|next|finally|first|second|third|lastly|one|two|three|other|additionally|"
+    r"in addition|on another note|separately|overall|last)\b",
+    re.IGNORECASE,
+)
+_SAME_POINT = re.compile(
+    r"^(for example|for instance|e\.g\.|i\.e\.|instead|so|that way|otherwise|because|which|"
+    r"this|that|it|then|as a result|in other words|specifically|rather|or|here|like|even|"
+    r"especially|that's|this is|it's|there)\b",
+    re.IGNORECASE,
+)
+#: Polarity cues: praise before a cut and criticism after it often belong to separate units.
+_PRAISE = re.compile(
+    r"\b(great|good|nice|love|like|strong|excellent|well|wonderful|effective|vivid|interesting|"
+    r"beautiful|powerful|fun|enjoy|impressive|compelling|works)\b",
+    re.IGNORECASE,
+)
+_CRITICISM = re.compile(
+    r"\b(but|however|unclear|confus\w*|vague|wrong|error|missing|needs?|should|could|awkward|"
+    r"not|doesn't|don't|isn't|lacks?|repeats?|too)\b",
+    re.IGNORECASE,
+)
 
 
 def _relation_features(left: str, right: str, kind: str) -> list[float]:
@@ -234,8 +262,35 @@ def _relation_features(left: str, right: str, kind: str) -> list[float]:
     ]
 
 
+def _context_features(text: str, pieces: Sequence[str], i: int) -> list[float]:
+    """How the piece after cut ``i`` relates to the text around the cut: its opener, quotes and
+    words shared with earlier pieces or the next one, a turn from praise to criticism."""
+    left, right = pieces[i], pieces[i + 1]
+    quotes = [{q.lower() for q in _QUOTED.findall(p)} for p in pieces[: i + 2]]
+    earlier_quotes = set().union(*quotes[: i + 1])
+    lw, rw = _content_words(left), _content_words(right)
+    nearby = lw | (_content_words(pieces[i - 1]) if i else set())
+    next_words = _content_words(pieces[i + 2]) if i + 2 < len(pieces) else set()
+    praise, criticism = bool(_PRAISE.search(left)), bool(_CRITICISM.search(right))
+    return [
+        float(bool(_NEW_POINT.match(right))),
+        float(bool(_SAME_POINT.match(right))),
+        float(bool(quotes[i + 1] & earlier_quotes)),
+        float(bool(quotes[i + 1]) and not quotes[i + 1] & earlier_quotes),
+        len(rw & nearby) / max(1, len(rw)),
+        len(rw & lw) / max(1, len(rw | lw)),
+        float(praise and not _CRITICISM.search(left)),  # praise only
+        float(criticism),
+        float(praise and criticism),
+        len(rw & next_words) / max(1, len(rw)),
+        math.log1p(len(text.split())),
+        math.log1p(len(pieces) - 1),
+    ]
+
+
 def segmenter_features(text: str) -> np.ndarray:
-    """One feature row per candidate cut of ``text`` (see `candidate_cuts`)."""
+    """One feature row per candidate cut of ``text`` (see `candidate_cuts`), with the kinds
+    of the neighbouring cuts."""
     cuts = candidate_cuts(text)
     pieces = _pieces(text, [c[0] for c in cuts])
     listed = float("\n" in text.strip())
@@ -258,9 +313,22 @@ def segmenter_features(text: str) -> np.ndarray:
                 listed,
                 math.log1p(i),
                 math.log1p(len(cuts) - i - 1),
+                *_context_features(text, pieces, i),
             ]
         )
-    return np.asarray(rows, dtype=np.float64).reshape(len(rows), _SEG_DIM)
+    own = np.asarray(rows, dtype=np.float64).reshape(len(rows), _CUT_DIM)
+    # Each cut's kind, connective and presence, seen from the cut before and the cut after.
+    kinds = len(_CUT_KINDS)
+    cut = np.hstack(
+        [
+            own[:, :kinds],
+            own[:, kinds : kinds + len(_CONNECTIVES)].sum(axis=1, keepdims=True),
+            np.ones((len(rows), 1)),
+        ]
+    )
+    none = np.zeros((1, cut.shape[1]))
+    previous, following = np.vstack([none, cut])[:-1], np.vstack([cut, none])[1:]
+    return np.hstack([own, previous, following])
 
 
 def gold_cut_labels(text: str, units: Sequence[str]) -> np.ndarray:
