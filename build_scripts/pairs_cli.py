@@ -16,6 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 from sefora_dataset.errors import CorpusError
+from sefora_dataset.jsonl import read_jsonl
 from unimatch_metric.rubric import ScoredFeedback, preference_pairs, scored_feedback
 
 
@@ -63,10 +64,6 @@ def _count(text: str) -> int:
 
 def read_scored(path: Path, args: argparse.Namespace) -> list[ScoredFeedback]:
     """The scored feedback of a JSONL file; a bad line is a `CorpusError` naming it."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as err:
-        raise CorpusError(str(path), "", f"cannot read ({err})") from None
     fields = {
         "prompt": args.prompt_field,
         "feedback": args.feedback_field,
@@ -74,15 +71,7 @@ def read_scored(path: Path, args: argparse.Namespace) -> list[ScoredFeedback]:
         "group": args.group_field,
     }
     rows = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise CorpusError(str(path), f"line {number}", f"not JSON ({err.msg})") from None
-        if not isinstance(raw, dict):
-            raise CorpusError(str(path), f"line {number}", "expected a JSON object")
+    for number, raw in read_jsonl(path):
         missing = [name for key, name in fields.items() if key != "group" and name not in raw]
         if missing:
             raise CorpusError(str(path), f"line {number}", f"missing field(s) {missing}")

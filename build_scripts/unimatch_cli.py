@@ -14,6 +14,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from sefora_dataset.errors import CorpusError
+from sefora_dataset.jsonl import read_jsonl
 from unimatch_metric import UniMatchError, unimatch
 
 
@@ -50,17 +52,11 @@ def read_examples(path: Path) -> tuple[list[Any], list[Any]]:
     """Predictions and references from a JSONL file; a bad line is a `UniMatchError`."""
     predictions, references = [], []
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as err:
-        raise UniMatchError(f"{path}: cannot read ({err.strerror})") from None
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise UniMatchError(f"{path}: line {number}: not JSON ({err.msg})") from None
-        if not isinstance(row, dict) or "prediction" not in row or "references" not in row:
+        rows = read_jsonl(path)
+    except CorpusError as err:
+        raise UniMatchError(str(err)) from None
+    for number, row in rows:
+        if "prediction" not in row or "references" not in row:
             raise UniMatchError(
                 f"{path}: line {number}: expected an object with 'prediction' and 'references'"
             )

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from sefora_dataset import jsonl
 from unimatch_metric.errors import UniMatchError
 from unimatch_metric.finetune import TunedEncoder
 from unimatch_metric.options import Options
@@ -473,16 +474,8 @@ class LearnedScorer:
 
 
 def read_jsonl(path: Path) -> list[dict]:
-    if not path.exists():
-        raise UniMatchError(f"labelled data not found: {path}")
-    rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as err:
-                raise UniMatchError(f"{path}: line {n}: malformed JSON: {err.msg}") from None
-    return rows
+    """The objects of a labelled JSONL file (a bad line is a `CorpusError` naming it)."""
+    return [row for _, row in jsonl.read_jsonl(path)]
 
 
 def _folds(groups: Sequence[str], k: int) -> list[np.ndarray]:
