@@ -12,6 +12,7 @@ from pathlib import Path
 
 HERE = Path(__file__).parent
 RAW = HERE / "raw"
+SECOND_OPINIONS = {"S2", "S5", "P5"}  # annotators who re-labelled a subset independently
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -31,16 +32,16 @@ def write_jsonl(path: Path, rows: list[dict]) -> None:
 def segments(items: dict) -> list[dict]:
     texts = read_jsonl(HERE / "material" / "seg_instructor.jsonl")
     texts += read_jsonl(HERE / "material" / "seg_model.jsonl")
-    primary = {}
-    for name in ("S1", "S3", "S4"):
-        for path in RAW.glob(f"seg_*_{name}.jsonl"):
-            primary.update({r["text_id"]: (name, r["units"]) for r in read_jsonl(path)})
-    second = {}
-    for name in ("S2", "S5"):
-        for path in RAW.glob(f"seg_*_{name}.jsonl"):
-            second.update({r["text_id"]: (name, r["units"]) for r in read_jsonl(path)})
+    primary: dict[str, tuple[str, list[str]]] = {}
+    second: dict[str, tuple[str, list[str]]] = {}
+    for path in sorted(RAW.glob("seg_*.jsonl")):
+        name = path.stem.rsplit("_", 1)[1]
+        chosen = second if name in SECOND_OPINIONS else primary
+        chosen.update({r["text_id"]: (name, r["units"]) for r in read_jsonl(path)})
     rows = []
     for t in texts:
+        if t["text_id"] not in primary:
+            continue  # not segmented yet: main() reports how many
         item = items[t["item_id"]]
         annotator, units = primary[t["text_id"]]
         row = {
@@ -75,7 +76,7 @@ def pairs(items: dict) -> list[dict]:
                 scores = labels.get((item_id, a_id, b_id))
                 if not scores:
                     continue
-                names = sorted(scores, key=lambda n: n == "P5")  # P5 is the second opinion
+                names = sorted(scores, key=lambda n: n in SECOND_OPINIONS)
                 row = {
                     "pair_id": f"{item_id}:{a_id}:{b_id}",
                     "item_id": item_id,
@@ -96,7 +97,12 @@ def main() -> None:
     items = by(read_jsonl(HERE / "material" / "paragraphs.jsonl"), "item_id")
     seg = segments(items)
     write_jsonl(HERE / "segments.jsonl", seg)
-    print(f"segments.jsonl: {len(seg)} texts")
+    waiting = (
+        len(read_jsonl(HERE / "material" / "seg_instructor.jsonl"))
+        + len(read_jsonl(HERE / "material" / "seg_model.jsonl"))
+        - len(seg)
+    )
+    print(f"segments.jsonl: {len(seg)} texts ({waiting} in material not segmented yet)")
     if list(RAW.glob("pairs_P*.jsonl")):
         pr = pairs(items)
         write_jsonl(HERE / "pairs.jsonl", pr)
