@@ -65,8 +65,9 @@ def pairs(items: dict) -> list[dict]:
     pair_items = by(read_jsonl(HERE / "material" / "pair_items.jsonl"), "item_id")
     labels: dict[tuple, dict[str, int]] = {}
     for path in sorted(RAW.glob("pairs_P*.jsonl")):
+        name = path.stem.rsplit("_", 1)[1]
         for r in read_jsonl(path):
-            labels.setdefault((r["item_id"], r["a"], r["b"]), {})[path.stem[-2:]] = r["score"]
+            labels.setdefault((r["item_id"], r["a"], r["b"]), {})[name] = r["score"]
     rows = []
     for item_id, item in pair_items.items():
         a_units = {u["id"]: u["text"] for u in item["instructor_units"]}
