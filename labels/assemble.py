@@ -8,6 +8,7 @@ model unit) pair per line with its 0-4 score(s). Run from anywhere: python label
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 HERE = Path(__file__).parent
@@ -29,6 +30,20 @@ def write_jsonl(path: Path, rows: list[dict]) -> None:
     tmp.replace(path)
 
 
+def verbatim(text: str, units: list[str]) -> list[str]:
+    """The units as exact pieces of ``text``: a few annotators collapsed a line break inside
+    a unit into a space; the boundaries are theirs, the whitespace is the text's."""
+    out, at = [], 0
+    for unit in units:
+        pattern = r"\s+".join(re.escape(word) for word in unit.split())
+        found = re.compile(pattern).search(text, at)
+        if found is None:
+            raise ValueError(f"unit {unit!r} is not in the text {text!r}")
+        out.append(found.group())
+        at = found.end()
+    return out
+
+
 def segments(items: dict) -> list[dict]:
     texts = read_jsonl(HERE / "material" / "seg_instructor.jsonl")
     texts += read_jsonl(HERE / "material" / "seg_model.jsonl")
@@ -38,6 +53,10 @@ def segments(items: dict) -> list[dict]:
         name = path.stem.rsplit("_", 1)[1]
         chosen = second if name in SECOND_OPINIONS else primary
         chosen.update({r["text_id"]: (name, r["units"]) for r in read_jsonl(path)})
+    text_of = {t["text_id"]: t["text"] for t in texts}
+    for labelled in (primary, second):
+        for text_id, (name, units) in labelled.items():
+            labelled[text_id] = (name, verbatim(text_of[text_id], units))
     rows = []
     for t in texts:
         if t["text_id"] not in primary:
