@@ -13,7 +13,7 @@ from pathlib import Path
 
 HERE = Path(__file__).parent
 RAW = HERE / "raw"
-SECOND_OPINIONS = {"S2", "S5", "P5"}  # annotators who re-labelled a subset independently
+SECOND_OPINIONS = {"S2", "S5", "S14", "P5"}  # annotators who re-labelled a subset independently
 
 
 def read_jsonl(path: Path) -> list[dict]:
