@@ -24,6 +24,7 @@ from tqdm.auto import tqdm
 
 from build_scripts.prompts import PromptConfig
 from build_scripts.runfile import read_rows
+from build_scripts.unimatch_cli import add_metric_options, metric_options
 from sefora_dataset.errors import CorpusError, SeforaError
 from sefora_dataset.schema import COLOR_LEGEND
 from unimatch_metric import PROMPT_VERSION, SCORERS, SEGMENTERS, UniMatch, match
@@ -276,24 +277,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("runs", type=Path, help="folder of run files from `sefora generate`")
     parser.add_argument("--out", type=Path, default=Path("results"), help="default: results")
     parser.add_argument("--data", default="sefora", help="built dataset folder (default: sefora)")
-    parser.add_argument(
-        "--scorer", default="offline", help="offline (default), embedding, llm, exact"
-    )
-    parser.add_argument("--segmenter", default="offline", help="offline (default), rules, llm")
-    parser.add_argument("--threshold", type=float, help="tau of the hard variant (1-4)")
-    parser.add_argument("--model", help="LLM judge model (llm scorer/segmenter)")
-    parser.add_argument("--base-url", help="OpenAI-compatible endpoint of the judge")
-    parser.add_argument("--batch-size", type=int, default=50, help="pairs per judge request")
-    parser.add_argument("--concurrency", type=int, default=4, help="judge requests in flight")
-    parser.add_argument("--cache-dir", help="score cache folder (default: XDG cache)")
+    add_metric_options(parser, backend="offline")
     parser.add_argument(
         "--bare-annotations",
         choices=BARE_ANNOTATIONS,
         default="legend",
         help="annotations without a comment: read by the colour legend (default) or skip",
-    )
-    parser.add_argument(
-        "--on-error", choices=("raise", "skip"), default="raise", help="a paragraph that fails"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(func=run_evaluate)
@@ -307,15 +296,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         data_dir=args.data,
         bare=args.bare_annotations,
         progress=False if args.quiet else None,
-        segmenter=args.segmenter,
-        scorer=args.scorer,
-        threshold=args.threshold,
-        model=args.model,
-        base_url=args.base_url,
-        batch_size=args.batch_size,
-        concurrency=args.concurrency,
-        cache_dir=args.cache_dir,
-        on_error=args.on_error,
+        **metric_options(args),
     )
     for s in summaries:
         full, single = s["full"], s["single_reference"]
