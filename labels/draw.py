@@ -15,15 +15,13 @@ import random
 from collections import Counter
 from pathlib import Path
 
+from assemble import read_jsonl  # this folder: run as a script, like assemble.py
+
 from sefora_dataset.build import config_rows, split_of
 from sefora_dataset.read import read_corpus
 
 HERE = Path(__file__).parent
 MATERIAL = HERE / "material"
-
-
-def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
 def append_jsonl(path: Path, rows: list[dict]) -> None:
