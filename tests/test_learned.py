@@ -78,6 +78,22 @@ def test_retraining_on_a_subset(tmp_path: Path) -> None:
     assert seg.segment(["Great start! Now add a source."])[0]
 
 
+def test_retraining_needs_pairs_from_enough_paragraphs(tmp_path: Path) -> None:
+    from unimatch_metric import UniMatchError
+
+    labels, out = tmp_path / "labels", tmp_path / "models"
+    labels.mkdir()
+    segments = (LABELS / "segments.jsonl").read_text(encoding="utf-8").splitlines()[:40]
+    pairs = [json.loads(line) for line in (LABELS / "pairs.jsonl").open(encoding="utf-8")]
+    two_items = sorted({r["item_id"] for r in pairs if r["part"] == "train"})[:2]
+    kept = [r for r in pairs if r["item_id"] in two_items]
+    (labels / "segments.jsonl").write_text("\n".join(segments) + "\n", encoding="utf-8")
+    (labels / "pairs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in kept), "utf-8")
+    with pytest.raises(UniMatchError, match="at least 3 paragraphs"):
+        train_offline(labels, out, progress=False)
+    assert not out.exists() or not any(out.iterdir())  # nothing half-written
+
+
 def test_validate_cli(tmp_path: Path, capsys) -> None:
     rows = [
         {"text": "Great hook. Add a date.", "units": ["Great hook.", "Add a date."]},
