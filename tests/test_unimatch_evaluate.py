@@ -94,6 +94,7 @@ def _distributed_worker(process_id, cache_dir, predictions, references, queue):
         process_id=process_id,
         experiment_id="unimatch-distributed-test",
         cache_dir=cache_dir,
+        segmenter="rules",
         scorer="exact",
     )
     metric.add_batch(predictions=predictions, references=references)
@@ -101,7 +102,8 @@ def _distributed_worker(process_id, cache_dir, predictions, references, queue):
 
 
 def test_distributed_two_processes_equal_one(tmp_path):
-    # fork: the workers reuse the loaded libraries (the worker never touches torch).
+    # fork: the workers reuse the loaded libraries. They must never touch torch (the rules
+    # segmenter and exact scorer), since torch's thread pool does not survive a fork.
     ctx = multiprocessing.get_context("fork")
     queue = ctx.Queue()
     halves = [(PREDICTIONS[:3], REFERENCES[:3]), (PREDICTIONS[3:], REFERENCES[3:])]
@@ -116,7 +118,9 @@ def test_distributed_two_processes_equal_one(tmp_path):
         proc.join(60)
     assert [proc.exitcode for proc in procs] == [0, 0]
     assert results[1] is None  # only process 0 gets the result
-    single = evaluate.load(unimatch_metric.MODULE_PATH, scorer="exact", cache_dir=str(tmp_path))
+    single = evaluate.load(
+        unimatch_metric.MODULE_PATH, segmenter="rules", scorer="exact", cache_dir=str(tmp_path)
+    )
     assert results[0] == single.compute(predictions=PREDICTIONS, references=REFERENCES)
     assert results[0]["n_examples"] == 5
 
