@@ -14,7 +14,9 @@ from unimatch_metric.learned import (
     REFERENCE_FILE,
     LearnedScorer,
     LearnedSegmenter,
+    _windows,
     candidate_cuts,
+    cut_states,
     gold_cut_labels,
     train_offline,
 )
@@ -59,6 +61,40 @@ def test_segmenter_units_cover_the_text() -> None:
     [units] = LearnedSegmenter().segment([text])
     assert "".join(units).replace(" ", "") == "".join(text.split()).replace(" ", "")
     assert all(u == u.strip() and u for u in units)
+
+
+def test_encoder_windows_give_every_word_piece_room_on_both_sides() -> None:
+    for n in (1, 254, 255, 400, 1000, 1017):
+        starts = _windows(n)
+        assert starts[0] == 0 and all(s >= 0 and s + 254 >= min(n, 254) for s in starts)
+        for j in range(n):
+            w = max(starts, key=lambda s: min(j - s, s + 254 - j))
+            assert w <= j < w + 254
+            assert min(j - w, w + 254 - j) >= min(63, j, n - j)  # a quarter window, or the edge
+
+
+def test_cut_states_do_not_depend_on_batching_and_cover_long_texts() -> None:
+    short = "Strong hook. Who is she? Add a source."
+    point = "The second claim needs a source, and the quote should be introduced. "
+    long = point * 40  # several encoder windows
+    alone = cut_states([short])[0]
+    together = cut_states([long, short, "No cut here"])
+    assert alone.shape == (len(candidate_cuts(short)), 2 * 3 * 384)
+    np.testing.assert_allclose(together[1], alone, atol=1e-4)
+    assert together[2].shape[0] == 0
+    states = together[0]
+    assert states.shape[0] == len(candidate_cuts(long)) >= 40
+    assert np.all(np.abs(states).sum(axis=1) > 0)  # every cut has its states, far ones too
+    # The same sentence start deep in the text looks more like it does in the first window
+    # than any cut of the other kind (", and") does.
+    starts = [c[0] for c in candidate_cuts(long)]
+    same = [starts.index(k * len(point)) for k in (1, 20, 38, 39)]
+    unit = states / np.linalg.norm(states, axis=1, keepdims=True)
+    similarity = unit @ unit[same[0]]
+    other = [i for i, start in enumerate(starts) if start % len(point)]
+    assert similarity[same[1:]].min() > similarity[other].max()
+    [units] = LearnedSegmenter().segment([long])
+    assert "".join(units).replace(" ", "") == long.replace(" ", "")
 
 
 def test_gold_labels_mark_unit_starts() -> None:
@@ -118,7 +154,8 @@ def test_card_reports_the_shipped_models_validation_figures() -> None:
     seg = [r for r in read_jsonl(LABELS / "segments.jsonl") if r["part"] == "validation"]
     pairs = [r for r in read_jsonl(LABELS / "pairs.jsonl") if r["part"] == "validation"]
     s = segmentation_agreement(
-        [r["units"] for r in seg], segment([r["text"] for r in seg], segmenter="learned")
+        [r["units"] for r in seg],
+        segment([r["text"] for r in seg], segmenter="learned", use_cache=False),
     )
     c = score_agreement(
         [pair_label(r) for r in pairs],
@@ -126,6 +163,26 @@ def test_card_reports_the_shipped_models_validation_figures() -> None:
     )
     assert f"| {s.window_diff:.3f} / {s.f1:.3f} |" in card
     assert f"| {c.pearson:.3f} / {c.spearman:.3f} |" in card
+
+
+def test_card_offline_example_is_what_the_shipped_models_print() -> None:
+    evaluate = pytest.importorskip("evaluate")
+    from unimatch_metric import MODULE_PATH
+
+    card = (Path(MODULE_PATH) / "README.md").read_text(encoding="utf-8")
+    results = evaluate.load(MODULE_PATH).compute(
+        predictions=["Great opening! Try varying your sentence length."],
+        references=[["Nice hook.", "Your sentences are all the same length."]],
+        return_details=True,
+        use_cache=False,
+    )
+    printed = [
+        repr((results["precision"], results["recall"], results["f1"])),
+        repr(results["details"][0]["prediction_units"]),
+        repr(results["details"][0]["scores"]),
+    ]
+    for line in printed:
+        assert f"\n{line}\n" in card
 
 
 def test_fine_tuned_layers_leave_the_embedding_baseline_untouched() -> None:
