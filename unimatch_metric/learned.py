@@ -464,7 +464,10 @@ class LearnedSegmenter:
     """Boundary classifier over candidate cuts (``models/segmenter.npz``; results cached)."""
 
     name = "learned"
-    config: dict[str, Any] = {"model": "learned-segmenter"}
+    config: dict[str, Any] = {
+        "model": "learned-segmenter",
+        "embedding": "all-MiniLM-L6-v2, frozen layers 2-4",
+    }
 
     def __init__(self, options: Options | None = None, path: Path = SEGMENTER_FILE) -> None:
         import importlib.metadata
