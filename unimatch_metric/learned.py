@@ -379,33 +379,38 @@ def cut_states(texts: Sequence[str]) -> list[np.ndarray]:
     model = load_embedding_model()
     bert = model[0].auto_model
     width = 2 * len(CUT_LAYERS) * bert.config.hidden_size
-    out = [np.zeros((len(candidate_cuts(t)), width), dtype=np.float32) for t in texts]
+    out, pieces = [], []
     jobs: dict[tuple[int, int], list[tuple[int, int]]] = {}  # window -> (row, piece index)
-    pieces = []
     for t, text in enumerate(texts):
         enc = model.tokenizer(  # no length warning: long texts are read in windows
             text, add_special_tokens=False, return_offsets_mapping=True, verbose=False
         )
         offsets, n = [a for a, _ in enc["offset_mapping"]], len(enc["input_ids"])
         pieces.append(enc["input_ids"])
+        cuts = candidate_cuts(text)
+        out.append(np.zeros((len(cuts), width), dtype=np.float32))
         starts = _windows(n)
-        for row, (cut, _, _) in enumerate(candidate_cuts(text)):
+        for row, (cut, _, _) in enumerate(cuts):
             j = next((k for k, a in enumerate(offsets) if a >= cut), n - 1)
             w = max(starts, key=lambda s: min(j - s, s + _WINDOW - j))
             jobs.setdefault((t, w), []).append((row, j - w + 1))  # +1: [CLS]
     order = sorted(jobs, key=lambda job: -min(len(pieces[job[0]]) - job[1], _WINDOW))
-    cls, sep = model.tokenizer.cls_token_id, model.tokenizer.sep_token_id
+    tokenizer = model.tokenizer
+    cls, sep, pad = tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id
     with torch.inference_mode():
         for b in range(0, len(order), 64):
             batch = order[b : b + 64]
             ids = [[cls, *pieces[t][w : w + _WINDOW], sep] for t, w in batch]
-            longest = max(len(i) for i in ids)
-            input_ids = torch.tensor([i + [0] * (longest - len(i)) for i in ids])
-            mask = torch.tensor([[1] * len(i) + [0] * (longest - len(i)) for i in ids])
+            lengths = torch.tensor([len(i) for i in ids])
+            mask = (torch.arange(int(lengths.max()))[None, :] < lengths[:, None]).long()
+            input_ids = torch.full(mask.shape, pad)
+            for k, i in enumerate(ids):
+                input_ids[k, : len(i)] = torch.tensor(i)
             h = bert.embeddings(input_ids=input_ids, token_type_ids=torch.zeros_like(input_ids))
+            attention = _additive_mask(mask)
             layers = []
             for depth, layer in enumerate(bert.encoder.layer[: max(CUT_LAYERS)], start=1):
-                h = layer(h, attention_mask=_additive_mask(mask))
+                h = layer(h, attention_mask=attention)
                 if depth in CUT_LAYERS:
                     layers.append(h)
             states = torch.cat(layers, dim=-1).numpy()
