@@ -8,10 +8,10 @@
   frozen MiniLM token states on both sides of the cut (layers 2-4, which read the whole
   text around it). The mean beat each model alone and trees stacked on the logistic
   output in 5-fold train CV (WindowDiff 0.066 against 0.072-0.095).
-- ``"learned"`` scorer: gradient-boosted trees on MiniLM embeddings of the two units, its
-  top two layers fine-tuned on the labelled pairs (`unimatch_metric.finetune`): cosine,
-  element-wise product and absolute difference, the original MiniLM cosine, plus
-  feedback-category cues and word and quote overlap, predicting the 0–4 score (clipped).
+- ``"learned"`` scorer: gradient-boosted trees on the cosine of the two units' MiniLM
+  embeddings, its top two layers fine-tuned on the labelled pairs
+  (`unimatch_metric.finetune`), the original MiniLM cosine, feedback-category cues and word
+  and quote overlap, predicting the 0–4 score (clipped).
 
 Both are deterministic, CPU-only, and load their trees, the segmenter's logistic layer and
 the scorer's fine-tuned layers (fp16) from ``models/*.npz`` shipped with the package;
