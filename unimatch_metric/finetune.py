@@ -38,6 +38,19 @@ def _additive_mask(mask: Any) -> Any:
     return (1.0 - mask[:, None, None, :].float()) * torch.finfo(torch.float32).min
 
 
+def layer_states(bert: Any, input_ids: Any, mask: Any, depths: Sequence[int]) -> list[Any]:
+    """Hidden states of a BERT model after each of its layers in ``depths`` (1-based, rising),
+    running only the layers up to the deepest one."""
+    h = bert.embeddings(input_ids=input_ids, token_type_ids=_torch().zeros_like(input_ids))
+    attention = _additive_mask(mask)
+    out = []
+    for depth, layer in enumerate(bert.encoder.layer[: max(depths)], start=1):
+        h = layer(h, attention_mask=attention)
+        if depth in depths:
+            out.append(h)
+    return out
+
+
 def _batches(lengths: np.ndarray, size: int) -> list[np.ndarray]:
     """Shuffled batches of pairs of similar length (less padding, faster training).
 
@@ -63,9 +76,8 @@ class TunedEncoder:
         torch = _torch()
         self.model = load_embedding_model()  # shared with the baseline: only read, never changed
         bert = self.model[0].auto_model
-        cut = len(bert.encoder.layer) - TUNED_LAYERS
-        self.bottom = bert.encoder.layer[:cut]
-        self.original = bert.encoder.layer[cut:]
+        self.frozen = len(bert.encoder.layer) - TUNED_LAYERS  # layers below the tuned ones
+        self.original = bert.encoder.layer[self.frozen :]
         self.tuned = copy.deepcopy(self.original)
         if weights is not None:
             state = {k: torch.from_numpy(v.astype(np.float32)) for k, v in weights.items()}
@@ -94,12 +106,7 @@ class TunedEncoder:
                     max_length=self.model.max_seq_length,
                     return_tensors="pt",
                 )
-                h = bert.embeddings(
-                    input_ids=enc["input_ids"], token_type_ids=enc["token_type_ids"]
-                )
-                mask = _additive_mask(enc["attention_mask"])
-                for layer in self.bottom:
-                    h = layer(h, attention_mask=mask)
+                [h] = layer_states(bert, enc["input_ids"], enc["attention_mask"], [self.frozen])
                 for k, i in enumerate(batch):
                     out[i] = h[k, : int(enc["attention_mask"][k].sum())].clone()
         return out

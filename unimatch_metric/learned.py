@@ -33,7 +33,7 @@ import numpy as np
 
 from sefora_dataset import jsonl
 from unimatch_metric.errors import UniMatchError
-from unimatch_metric.finetune import TunedEncoder, _additive_mask, _torch
+from unimatch_metric.finetune import TunedEncoder, _torch, layer_states
 from unimatch_metric.options import Options
 from unimatch_metric.segment import _sentence_cuts
 from unimatch_metric.trees import fit_trees, predict_proba, predict_raw
@@ -406,14 +406,7 @@ def cut_states(texts: Sequence[str]) -> list[np.ndarray]:
             input_ids = torch.full(mask.shape, pad)
             for k, i in enumerate(ids):
                 input_ids[k, : len(i)] = torch.tensor(i)
-            h = bert.embeddings(input_ids=input_ids, token_type_ids=torch.zeros_like(input_ids))
-            attention = _additive_mask(mask)
-            layers = []
-            for depth, layer in enumerate(bert.encoder.layer[: max(CUT_LAYERS)], start=1):
-                h = layer(h, attention_mask=attention)
-                if depth in CUT_LAYERS:
-                    layers.append(h)
-            states = torch.cat(layers, dim=-1).numpy()
+            states = torch.cat(layer_states(bert, input_ids, mask, CUT_LAYERS), dim=-1).numpy()
             for k, (t, w) in enumerate(batch):
                 for row, j in jobs[(t, w)]:
                     out[t][row] = np.concatenate([states[k, j], states[k, j - 1]])
