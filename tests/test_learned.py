@@ -143,6 +143,20 @@ def test_retraining_needs_pairs_from_enough_paragraphs(tmp_path: Path) -> None:
     assert not out.exists() or not any(out.iterdir())  # nothing half-written
 
 
+def test_retraining_needs_segmentations_with_and_without_boundaries(tmp_path: Path) -> None:
+    from unimatch_metric import UniMatchError
+
+    labels, out = tmp_path / "labels", tmp_path / "models"
+    labels.mkdir()
+    rows = [json.loads(line) for line in (LABELS / "segments.jsonl").open(encoding="utf-8")]
+    whole = [{**r, "units": [r["text"].strip()]} for r in rows if r["part"] == "train"][:60]
+    (labels / "segments.jsonl").write_text("".join(json.dumps(r) + "\n" for r in whole), "utf-8")
+    (labels / "pairs.jsonl").write_bytes((LABELS / "pairs.jsonl").read_bytes())
+    with pytest.raises(UniMatchError, match="segments.jsonl: .* start a unit"):
+        train_offline(labels, out, progress=False)
+    assert not out.exists() or not any(out.iterdir())  # nothing half-written
+
+
 def test_validate_cli(tmp_path: Path, capsys) -> None:
     rows = [
         {"text": "Great hook. Add a date.", "units": ["Great hook.", "Add a date."]},

@@ -687,6 +687,11 @@ def _fit_segmenter(
 
     def fit(which: np.ndarray) -> dict[str, np.ndarray]:
         y = np.concatenate([ys[i] for i in which])
+        if len(set(y)) < 2:
+            raise UniMatchError(
+                "segments.jsonl: the training texts of every fold need candidate cuts that "
+                "start a unit and cuts that do not (label more multi-unit texts)"
+            )
         return {
             **fit_trees(np.concatenate([surface[i] for i in which]), y, True, **SEGMENTER_TREES),
             **_fit_logistic(np.concatenate([states[i] for i in which]), y),
