@@ -40,6 +40,18 @@ def test_pooled_boundary_precision_recall() -> None:
     assert result.f1 == pytest.approx(1 / 2)
 
 
+def test_a_cut_inside_a_word_splits_it_for_both_sides() -> None:
+    # "facts--is" has no space: the reference cuts inside it, the hypothesis cannot.
+    ref = [["Full of facts--", "is still a report."]]
+    hyp = [["Full of facts--is still a report."]]
+    result = segmentation_agreement(ref, hyp, k=2)
+    assert (result.precision, result.recall) == (1.0, 0.0)
+    # 7 words on the common grid (facts-- | is); windows over gaps 1-2 .. 5-6, the two
+    # holding gap 3 disagree.
+    assert result.window_diff == pytest.approx(2 / 5)
+    assert segmentation_agreement(ref, ref).f1 == 1.0
+
+
 def test_mismatched_texts_are_rejected() -> None:
     with pytest.raises(ValueError, match="text 0"):
         segmentation_agreement([["a b c"]], [["a b"]])

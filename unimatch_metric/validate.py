@@ -1,7 +1,9 @@
 """Validate UniMatch's stages against human labels: segmentation and similarity agreement.
 
 Segmentations are lists of units; boundaries are word indices (a boundary ``i`` sits between
-word ``i`` and word ``i + 1``, counted from 1). WindowDiff follows Pevzner & Hearst (2002)
+word ``i`` and word ``i + 1``, counted from 1). A unit boundary inside a stretch without
+whitespace ("etc...I'm", "Nice--I wonder") splits it into two words for both segmentations
+compared, so annotators may cut there. WindowDiff follows Pevzner & Hearst (2002)
 with ``k`` = half the mean reference unit length in words unless given; boundary precision,
 recall and F1 count boundary indices only (true negatives excluded). Figures are pooled over
 all texts.
@@ -24,8 +26,29 @@ def boundaries(units: Sequence[str]) -> set[int]:
     return out
 
 
-def _word_count(units: Sequence[str]) -> int:
-    return sum(len(u.split()) for u in units)
+def _ends(units: Sequence[str]) -> tuple[list[int], list[int]]:
+    """Word ends and unit ends of a segmentation, as counts of non-space characters."""
+    words, unit_ends, at = [], [], 0
+    for unit in units:
+        for word in unit.split():
+            at += len(word)
+            words.append(at)
+        unit_ends.append(at)
+    return words, unit_ends
+
+
+def _common_words(ref: Sequence[str], hyp: Sequence[str]) -> tuple[int, set[int], set[int]] | None:
+    """Words of a text cut by both segmentations (every word end and unit end of either), and
+    each one's boundaries as indices into them; None if they are not of the same text."""
+    (ref_words, ref_units), (hyp_words, hyp_units) = _ends(ref), _ends(hyp)
+    if (ref_words or [0])[-1] != (hyp_words or [0])[-1]:
+        return None
+    index = {end: i for i, end in enumerate(sorted({*ref_words, *hyp_words}), 1)}
+    return (
+        len(index),
+        {index[end] for end in ref_units[:-1]},
+        {index[end] for end in hyp_units[:-1]},
+    )
 
 
 @dataclass(frozen=True)
@@ -47,25 +70,25 @@ def segmentation_agreement(
 ) -> SegmentationAgreement:
     """WindowDiff and boundary P/R/F1 of ``hypotheses`` against ``references``.
 
-    Both segment the same texts: each pair must cover the same number of words.
+    Both segment the same texts: each pair must hold the same non-space characters.
     """
     if len(references) != len(hypotheses):
         raise ValueError(f"{len(references)} references but {len(hypotheses)} hypotheses")
-    for i, (ref, hyp) in enumerate(zip(references, hypotheses, strict=True)):
-        if _word_count(ref) != _word_count(hyp):
+    grids = [_common_words(r, h) for r, h in zip(references, hypotheses, strict=True)]
+    for i, (ref, hyp, grid) in enumerate(zip(references, hypotheses, grids, strict=True)):
+        if grid is None:
             raise ValueError(
-                f"text {i}: reference has {_word_count(ref)} words, hypothesis {_word_count(hyp)}"
+                f"text {i}: reference and hypothesis differ in length "
+                f"({_ends(ref)[1][-1:]} / {_ends(hyp)[1][-1:]} non-space characters)"
             )
     lengths = [len(u.split()) for ref in references for u in ref]
     if k is None:
         k = max(1, round(sum(lengths) / len(lengths) / 2)) if lengths else 1
     errors = windows = tp = fp = fn = 0
-    for ref, hyp in zip(references, hypotheses, strict=True):
-        rb, hb = boundaries(ref), boundaries(hyp)
+    for n, rb, hb in (g for g in grids if g is not None):
         tp += len(rb & hb)
         fp += len(hb - rb)
         fn += len(rb - hb)
-        n = _word_count(ref)
         for i in range(n - k):  # window covers the gaps after words i+1 .. i+k
             r = sum(1 for b in rb if i < b <= i + k)
             h = sum(1 for b in hb if i < b <= i + k)
