@@ -13,10 +13,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from fake_openai_server import FakeOpenAIServer, Reply, Request
-from test_demo_explain import Tags
 
 import unimatch_metric
+from tests.fake_openai_server import FakeOpenAIServer, Reply, Request
+from tests.test_demo_explain import Tags
 from unimatch_metric.prompts import SCORE_SYSTEM, SEGMENT_SYSTEM, UNIT_DELIMITER
 
 pytest.importorskip("gradio", reason="the demo needs the 'demo' extra (gradio)")

@@ -10,9 +10,9 @@ from itertools import combinations
 import pytest
 from datasets import Dataset
 
-from build_scripts import pairs_cli
+from feedback_judges.rubric import ScoredFeedback, preference_pairs
+from sefora_cli import pairs as pairs_cli
 from sefora_dataset import CorpusError
-from unimatch_metric.rubric import ScoredFeedback, preference_pairs
 
 
 def test_all_pairs_with_different_scores():
@@ -195,7 +195,7 @@ def test_cli_bad_lines_are_named(tmp_path, line, message):
 
 
 def test_registered_in_the_sefora_command(tmp_path, capsys):
-    from build_scripts.cli import main
+    from sefora_cli.main import main
 
     source = tmp_path / "scored.jsonl"
     source.write_text('{"prompt": "x", "feedback": "f", "score": null}\n', encoding="utf-8")

@@ -6,20 +6,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from build_scripts.context import (
+from sefora_dataset import SeforaError
+from sefora_grid.context import (
     PARAGRAPH_SEPARATOR,
     ApproxCounter,
     fit_context,
     fit_prompt,
 )
-from build_scripts.prompts import (
+from sefora_grid.prompts import (
     TARGET_END,
     TARGET_START,
     PromptConfig,
     PromptInputs,
     build_messages,
 )
-from sefora_dataset import SeforaError
 
 COUNTER = ApproxCounter()
 

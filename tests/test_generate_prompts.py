@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from datasets import load_dataset
 
-from build_scripts.generate import parse_configs
-from build_scripts.prompts import (
+from sefora_dataset import SAMPLE_SOURCE, SeforaError, build_dataset
+from sefora_grid.generate import parse_configs
+from sefora_grid.prompts import (
     CATEGORIES,
     FEW_SHOT_CATEGORIES,
     FINAL_MARKER,
@@ -28,7 +29,6 @@ from build_scripts.prompts import (
     extract_feedback,
     prompt_hash,
 )
-from sefora_dataset import SAMPLE_SOURCE, SeforaError, build_dataset
 
 ASSIGNMENT = "Write a narrative about a place. Rubric: focus, detail, organisation."
 EXEMPLARS = tuple(
@@ -230,7 +230,7 @@ def test_extract_feedback(config: PromptConfig, raw: str, feedback: str, ok: boo
 
 def test_configs_command_lists_every_id() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "build_scripts.cli", "configs"],
+        [sys.executable, "-m", "sefora_cli.main", "configs"],
         capture_output=True,
         text=True,
         check=True,
@@ -238,7 +238,7 @@ def test_configs_command_lists_every_id() -> None:
     listed = [line.split()[0] for line in result.stdout.splitlines()[1:]]
     assert listed == [c.id for c in all_configs()]
     paper = subprocess.run(
-        [sys.executable, "-m", "build_scripts.cli", "configs", "--paper", "--json"],
+        [sys.executable, "-m", "sefora_cli.main", "configs", "--paper", "--json"],
         capture_output=True,
         text=True,
         check=True,

@@ -12,12 +12,12 @@ import time
 from pathlib import Path
 
 import pytest
-from fake_openai_server import FakeOpenAIServer, Reply, Request
 
-from build_scripts.cli import main
-from build_scripts.generate import load_targets
-from build_scripts.runfile import RunWriter, read_rows
+from sefora_cli.main import main
 from sefora_dataset import SAMPLE_SOURCE, CorpusError, build_dataset
+from sefora_grid.generate import load_targets
+from sefora_grid.runs import RunWriter, read_rows
+from tests.fake_openai_server import FakeOpenAIServer, Reply, Request
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = "v2-guided-rubric-zs"
@@ -95,7 +95,7 @@ def test_killed_run_resumes_without_duplicates_or_gaps(dataset: Path, tmp_path: 
     with FakeOpenAIServer(responder=stall_after_three) as server:
         args = generate_args(dataset, out, server.base_url, "--limit", str(limit))
         process = subprocess.Popen(
-            [sys.executable, "-m", "build_scripts.cli", *args],
+            [sys.executable, "-m", "sefora_cli.main", *args],
             cwd=REPO,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from build_scripts.backends import TransformersBackend
-from build_scripts.cli import main
-from build_scripts.context import TokenizerCounter, fit_prompt
-from build_scripts.prompts import CATEGORIES, SYSTEM_PROMPT, PromptConfig, PromptInputs
+from sefora_cli.main import main
 from sefora_dataset import SAMPLE_SOURCE, SeforaError, build_dataset
+from sefora_grid.backends import TransformersBackend
+from sefora_grid.context import TokenizerCounter, fit_prompt
+from sefora_grid.prompts import CATEGORIES, SYSTEM_PROMPT, PromptConfig, PromptInputs
 
 CHAT_TEMPLATE = (
     "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}\n{% endfor %}"

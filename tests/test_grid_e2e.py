@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 from datasets import load_dataset
-from fake_openai_server import FakeOpenAIServer, Reply, Request
 
-from build_scripts.cli import main
-from build_scripts.evaluate_runs import reference_texts
-from build_scripts.prompts import TARGET_END, TARGET_START
+from sefora_cli.main import main
 from sefora_dataset import SAMPLE_SOURCE, build_dataset
+from sefora_grid.evaluate import reference_texts
+from sefora_grid.prompts import TARGET_END, TARGET_START
+from tests.fake_openai_server import FakeOpenAIServer, Reply, Request
 from unimatch_metric import SCORERS
 
 CONFIGS = [

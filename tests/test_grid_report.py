@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 from scipy.stats import pearsonr
 
-from build_scripts.evaluate_runs import reference_texts
-from build_scripts.prompts import PromptConfig, all_configs
-from build_scripts.report import (
+from sefora_dataset import SeforaError
+from sefora_grid.evaluate import reference_texts
+from sefora_grid.prompts import PromptConfig, all_configs
+from sefora_grid.report import (
     load_results,
     pearson,
     table3,
@@ -20,7 +21,6 @@ from build_scripts.report import (
     verbosity,
     write_report,
 )
-from sefora_dataset import SeforaError
 
 
 def result(model: str, config_id: str, f1: float, units: float, precision: float) -> dict:

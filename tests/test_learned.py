@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from build_scripts.cli import main
-from unimatch_metric.learned import (
+from sefora_cli.main import main
+from unimatch_metric.segmenters.learned import (
     MODEL_DIR,
     REFERENCE_FILE,
     LearnedScorer,
@@ -116,9 +116,9 @@ def test_retraining_on_a_subset(tmp_path: Path) -> None:
 
 
 def test_learned_segmentations_are_cached(tmp_path: Path) -> None:
+    from sefora_llm.cache import make_key
+    from sefora_llm.options import Options
     from unimatch_metric import segment
-    from unimatch_metric.cache import make_key
-    from unimatch_metric.options import Options
 
     texts = ["Strong hook. Who is she? Add a source.", "Cut the second sentence."]
     units = segment(texts, segmenter="learned", cache_dir=tmp_path)
@@ -174,8 +174,8 @@ def test_validate_cli(tmp_path: Path, capsys) -> None:
 
 def test_card_reports_the_shipped_models_validation_figures() -> None:
     from unimatch_metric import MODULE_PATH, score_pairs, segment
-    from unimatch_metric.learned import pair_label, read_jsonl
-    from unimatch_metric.validate import score_agreement, segmentation_agreement
+    from unimatch_metric.segmenters.learned import pair_label, read_jsonl
+    from unimatch_metric.training.validate import score_agreement, segmentation_agreement
 
     card = (Path(MODULE_PATH) / "README.md").read_text(encoding="utf-8")
     seg = [r for r in read_jsonl(LABELS / "segments.jsonl") if r["part"] == "validation"]
@@ -213,7 +213,7 @@ def test_card_offline_example_is_what_the_shipped_models_print() -> None:
 
 
 def test_fine_tuned_layers_leave_the_embedding_baseline_untouched() -> None:
-    from unimatch_metric.score import load_embedding_model
+    from unimatch_metric.scorers import load_embedding_model
 
     texts = ["Nice hook.", "Cite a source for the second claim.", "Who is she?"]
     tuned, original = LearnedScorer().encoder.encode(texts)

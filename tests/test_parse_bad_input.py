@@ -7,11 +7,11 @@ import zipfile
 
 import pymupdf
 import pytest
-from make_annotated import write_docx, write_pdf
 
-from build_scripts.cli import main as cli_main
+from sefora_cli.main import main as cli_main
 from sefora_dataset.errors import ParseError
 from sefora_dataset.parsers import parse_file
+from tests.make_annotated import write_docx, write_pdf
 
 DRAFT = {
     "paragraphs": [

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from make_annotated import write_docx, write_pdf
 
 from sefora_dataset.errors import ParseError
 from sefora_dataset.parsers import parse_file
+from tests.make_annotated import write_docx, write_pdf
 
 DRAFT = {
     "paragraphs": [

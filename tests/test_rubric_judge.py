@@ -10,17 +10,17 @@ import re
 
 import evaluate
 import pytest
-from fake_openai_server import FakeOpenAIServer, Reply, Request
 
-from unimatch_metric import UniMatchError
-from unimatch_metric.cache import CACHE_FILENAME
-from unimatch_metric.rubric import (
+from feedback_judges.rubric import (
     JUDGE_SYSTEM,
     MODULE_PATH,
     RubricJudge,
     judge_feedback,
     load_rubric,
 )
+from sefora_llm.cache import CACHE_FILENAME
+from tests.fake_openai_server import FakeOpenAIServer, Reply, Request
+from unimatch_metric import UniMatchError
 
 SECRET = "sk-test-RUBRIC-4b8e1f0a9c3d7e2b"
 MATH = load_rubric("math-feedback")

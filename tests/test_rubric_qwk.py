@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from unimatch_metric.rubric import (
+from feedback_judges.rubric import (
     RubricError,
     bundled_rubrics,
     load_rubric,

@@ -10,7 +10,7 @@ import evaluate
 import pytest
 
 import unimatch_metric
-from unimatch_metric.cache import CACHE_FILENAME
+from sefora_llm.cache import CACHE_FILENAME
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -13,12 +13,12 @@ import threading
 import time
 
 import pytest
-from fake_openai_server import FakeOpenAIServer, Reply, Request
 
 import unimatch_metric
+from tests.fake_openai_server import FakeOpenAIServer, Reply, Request
 from unimatch_metric import UniMatchError
 from unimatch_metric.prompts import SCORE_SYSTEM, SEGMENT_SYSTEM, UNIT_DELIMITER
-from unimatch_metric.segment import split_rules
+from unimatch_metric.segmenters import split_rules
 
 SECRET = "sk-test-SECRET-7f3a9c0e5b1d4a2f"
 PAIR_BLOCK = re.compile(r"^Pair (\S+)\nA: (.*)\nB: (.*)$", flags=re.MULTILINE)
@@ -368,7 +368,7 @@ def test_missing_model_or_key_is_a_clear_error(monkeypatch, tmp_path):
 
 
 def test_client_for_free_text_with_params_and_usage(server):
-    from unimatch_metric.llm import LLMClient, LLMSettings
+    from sefora_llm.client import LLMClient, LLMSettings
 
     client = LLMClient(LLMSettings(model="gen", base_url=server.base_url, api_key=SECRET))
     server.push(Reply("Consider a clearer topic sentence."))

@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import unimatch_metric
-from unimatch_metric.llm import ReplyError
-from unimatch_metric.options import Options
-from unimatch_metric.segment import SEGMENTERS, split_rules, units_from_delimited
+from sefora_llm.client import ReplyError
+from sefora_llm.options import Options
+from unimatch_metric.segmenters import SEGMENTERS, split_rules, units_from_delimited
 
 
 @pytest.mark.parametrize(

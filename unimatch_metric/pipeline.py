@@ -11,13 +11,13 @@ from typing import Any
 
 import numpy as np
 
+from sefora_llm.options import Options
 from unimatch_metric.errors import UniMatchError
 from unimatch_metric.match import match
-from unimatch_metric.options import Options
 from unimatch_metric.prompts import PROMPT_VERSION
 from unimatch_metric.report import ExampleResult, aggregate, failed_details
-from unimatch_metric.score import SCORERS, score_outcomes
-from unimatch_metric.segment import SEGMENTERS, segment_outcomes
+from unimatch_metric.scorers import SCORERS, score_outcomes
+from unimatch_metric.segmenters import SEGMENTERS, segment_outcomes
 
 
 def _check_inputs(predictions: Sequence[Any], references: Sequence[Any]) -> None:

@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from build_scripts.prompts import PromptConfig, PromptInputs, build_messages
 from sefora_dataset.errors import SeforaError
+from sefora_grid.prompts import PromptConfig, PromptInputs, build_messages
 
 #: Prompt + generated tokens per request, as in the paper.
 DEFAULT_BUDGET = 8192

@@ -222,7 +222,7 @@ class ExemplarPool:
             if exemplar is None:
                 raise SeforaError(
                     f"few-shot: no {category!r} instructor comment in the train split outside "
-                    f"essay {essay_id} (see CATEGORY_KEYWORDS in build_scripts/prompts.py)"
+                    f"essay {essay_id} (see CATEGORY_KEYWORDS in sefora_grid/prompts.py)"
                 )
             chosen.append(exemplar)
         return chosen

@@ -14,8 +14,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from sefora_common.jsonl import read_jsonl
 from sefora_dataset.errors import CorpusError
-from sefora_dataset.jsonl import read_jsonl
 from unimatch_metric import UniMatchError, unimatch
 
 

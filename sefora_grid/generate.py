@@ -19,14 +19,15 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from build_scripts.backends import Backend, Generation, model_slug
-from build_scripts.context import (
+from sefora_dataset.errors import SeforaError
+from sefora_grid.backends import Backend, Generation, model_slug
+from sefora_grid.context import (
     DEFAULT_BUDGET,
     DEFAULT_MAX_NEW_TOKENS,
     FittedPrompt,
     fit_prompt,
 )
-from build_scripts.prompts import (
+from sefora_grid.prompts import (
     ExemplarPool,
     PromptConfig,
     PromptInputs,
@@ -34,8 +35,7 @@ from build_scripts.prompts import (
     extract_feedback,
     prompt_hash,
 )
-from build_scripts.runfile import RunWriter, read_rows
-from sefora_dataset.errors import SeforaError
+from sefora_grid.runs import RunWriter, read_rows
 
 logger = logging.getLogger(__name__)
 
@@ -350,8 +350,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def make_backend(args: argparse.Namespace) -> Backend:
     """The backend the command-line arguments describe."""
-    from build_scripts.backends import OpenAIBackend, TransformersBackend
-    from build_scripts.context import ApproxCounter, TokenizerCounter
+    from sefora_grid.backends import OpenAIBackend, TransformersBackend
+    from sefora_grid.context import ApproxCounter, TokenizerCounter
 
     if args.backend == "transformers":
         return TransformersBackend(args.model, args.max_new_tokens, args.batch_size, args.device)

@@ -71,7 +71,7 @@ class TunedEncoder:
     """Original and fine-tuned MiniLM embeddings of texts, over one shared frozen bottom."""
 
     def __init__(self, weights: dict[str, np.ndarray] | None = None) -> None:
-        from unimatch_metric.score import load_embedding_model
+        from unimatch_metric.scorers import load_embedding_model
 
         torch = _torch()
         self.model = load_embedding_model()  # shared with the baseline: only read, never changed

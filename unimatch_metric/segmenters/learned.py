@@ -10,7 +10,7 @@
   output in 5-fold train CV (WindowDiff 0.066 against 0.072-0.095).
 - ``"learned"`` scorer: gradient-boosted trees on the cosine of the two units' MiniLM
   embeddings, its top two layers fine-tuned on the labelled pairs
-  (`unimatch_metric.finetune`), the original MiniLM cosine, feedback-category cues and word
+  (`unimatch_metric.encoder`), the original MiniLM cosine, feedback-category cues and word
   and quote overlap, predicting the 0–4 score (clipped).
 
 Both are deterministic, CPU-only, and load their trees, the segmenter's logistic layer and
@@ -31,14 +31,14 @@ from typing import Any
 
 import numpy as np
 
-from sefora_dataset import jsonl
+from sefora_common import jsonl
+from sefora_llm.options import Options
+from unimatch_metric.encoder import TunedEncoder, _torch, layer_states
 from unimatch_metric.errors import UniMatchError
-from unimatch_metric.finetune import TunedEncoder, _torch, layer_states
-from unimatch_metric.options import Options
-from unimatch_metric.segment import _sentence_cuts
+from unimatch_metric.segmenters import _sentence_cuts
 from unimatch_metric.trees import fit_trees, predict_proba, predict_raw
 
-MODEL_DIR = Path(__file__).parent / "models"
+MODEL_DIR = Path(__file__).parents[1] / "models"
 SEGMENTER_FILE = MODEL_DIR / "segmenter.npz"
 SCORER_FILE = MODEL_DIR / "scorer.npz"
 REFERENCE_FILE = MODEL_DIR / "reference.json"
@@ -373,7 +373,7 @@ def cut_states(texts: Sequence[str]) -> list[np.ndarray]:
     """MiniLM token states at each candidate cut of each text: at layers `CUT_LAYERS`, the
     first word piece after the cut and the last one before it (rows follow `candidate_cuts`).
     """
-    from unimatch_metric.score import load_embedding_model
+    from unimatch_metric.scorers import load_embedding_model
 
     torch = _torch()
     model = load_embedding_model()
@@ -677,7 +677,7 @@ def _fit_segmenter(
 ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """Fit the trees and the logistic layer; choose the threshold on their mean probability
     by 5-fold cross-validation (grouped by paragraph, lowest WindowDiff)."""
-    from unimatch_metric.validate import segmentation_agreement
+    from unimatch_metric.training.validate import segmentation_agreement
 
     texts = [r["text"] for r in seg_train]
     surface = [segmenter_features(t) for t in texts]
@@ -731,7 +731,7 @@ def train_offline(
     """
     from tqdm.auto import tqdm
 
-    from unimatch_metric.validate import score_agreement, segmentation_agreement
+    from unimatch_metric.training.validate import score_agreement, segmentation_agreement
 
     segments = read_jsonl(labels_dir / "segments.jsonl")[:limit]
     pairs = read_jsonl(labels_dir / "pairs.jsonl")[:limit]

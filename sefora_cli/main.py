@@ -12,16 +12,16 @@ from sefora_dataset.errors import SeforaError
 # Each module listed here defines ``register(subparsers)`` that adds its subcommand(s)
 # and sets ``func`` (args -> exit code) on them.
 COMMAND_MODULES = [
-    "build_scripts.build",
-    "build_scripts.parse",
-    "build_scripts.prompts",
-    "build_scripts.generate",
-    "build_scripts.evaluate_runs",
-    "build_scripts.report",
-    "build_scripts.unimatch_cli",
-    "build_scripts.offline_cli",
-    "build_scripts.foxglove_cli",
-    "build_scripts.pairs_cli",
+    "sefora_cli.build",
+    "sefora_cli.parse",
+    "sefora_grid.prompts",
+    "sefora_grid.generate",
+    "sefora_grid.evaluate",
+    "sefora_grid.report",
+    "sefora_cli.unimatch",
+    "sefora_cli.offline",
+    "sefora_cli.foxglove",
+    "sefora_cli.pairs",
 ]
 
 

@@ -1,12 +1,12 @@
 # Copyright 2026 SEFORA toolkit contributors. Licensed under the Apache License, Version 2.0.
-"""Rubric judge metric: a thin `evaluate` wrapper over ``unimatch_metric.rubric``."""
+"""Rubric judge metric: a thin `evaluate` wrapper over ``feedback_judges.rubric``."""
 
 import inspect
 
 import datasets
 import evaluate
 
-from unimatch_metric import rubric as rubric_lib
+from feedback_judges import rubric as rubric_lib
 
 _CITATION = """\
 @misc{rubric_judge,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .errors import CorpusError
+from sefora_dataset.errors import CorpusError
 
 
 def read_jsonl(path: str | Path) -> list[tuple[int, dict]]:

@@ -9,7 +9,7 @@ part of a sentence or span several. Backends:
 - ``"llm"``: an OpenAI-compatible model inserts unit delimiters; the reply is accepted only
   if removing the delimiters gives back the input text (whitespace aside).
 - ``"learned"``: boosted trees over candidate cut points, trained on the project's
-  guideline-labelled segmentations (see `unimatch_metric.learned`).
+  guideline-labelled segmentations (see `unimatch_metric.segmenters.learned`).
 - ``"offline"``: the current offline default (``"learned"``); ``"auto"``: ``"llm"`` when a
   model or endpoint is configured, else ``"offline"``; or a callable ``text -> units``.
 
@@ -24,16 +24,16 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from unimatch_metric.backends import Registry, run_cached
+from sefora_llm.client import LLMClient, ReplyError
+from sefora_llm.options import Options
 from unimatch_metric.errors import UniMatchError
-from unimatch_metric.llm import LLMClient, ReplyError
-from unimatch_metric.options import Options
 from unimatch_metric.prompts import (
     PROMPT_VERSION,
     SEGMENT_SYSTEM,
     UNIT_DELIMITER,
     segment_user_message,
 )
+from unimatch_metric.registry import Registry, run_cached
 
 Units = list[str]
 
@@ -259,7 +259,7 @@ class CallableSegmenter:
 
 
 def _learned(options: Options) -> Segmenter:
-    from unimatch_metric.learned import LearnedSegmenter  # it builds on this module
+    from unimatch_metric.segmenters.learned import LearnedSegmenter  # it builds on this module
 
     return LearnedSegmenter(options)
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from build_scripts.context import TokenCounter, TokenizerCounter
 from sefora_dataset.errors import SeforaError
+from sefora_grid.context import TokenCounter, TokenizerCounter
 
 Messages = Sequence[Mapping[str, str]]
 
@@ -134,7 +134,7 @@ class OpenAIBackend:
         timeout: float = 120.0,
         max_retries: int = 3,
     ) -> None:
-        from unimatch_metric.llm import LLMClient, LLMSettings
+        from sefora_llm.client import LLMClient, LLMSettings
 
         if not base_url and not api_key:
             raise SeforaError(

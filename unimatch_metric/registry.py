@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from typing import Generic, TypeVar
 
-from unimatch_metric.cache import Cache, make_key
+from sefora_llm.cache import Cache, make_key
+from sefora_llm.client import llm_configured
+from sefora_llm.options import Options
 from unimatch_metric.errors import UniMatchError
-from unimatch_metric.llm import llm_configured
-from unimatch_metric.options import Options
 
 B = TypeVar("B")
 X = TypeVar("X", bound=Hashable)

@@ -15,9 +15,9 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+from feedback_judges.rubric import ScoredFeedback, preference_pairs, scored_feedback
+from sefora_common.jsonl import read_jsonl
 from sefora_dataset.errors import CorpusError
-from sefora_dataset.jsonl import read_jsonl
-from unimatch_metric.rubric import ScoredFeedback, preference_pairs, scored_feedback
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from unimatch_metric.cache import Cache, open_cache
-from unimatch_metric.llm import LLMSettings
+from sefora_llm.cache import Cache, open_cache
+from sefora_llm.client import LLMSettings
 
 if TYPE_CHECKING:
     from typing_extensions import Self

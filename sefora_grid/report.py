@@ -20,9 +20,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from build_scripts.evaluate_runs import write_atomic
-from build_scripts.prompts import PromptConfig, all_configs
 from sefora_dataset.errors import CorpusError, SeforaError
+from sefora_grid.evaluate import write_atomic
+from sefora_grid.prompts import PromptConfig, all_configs
 
 #: The base setting of the paper's Table 3 and the one-toggle ablations it reports.
 BASE = PromptConfig(template="v2", guided=True, rubric=True, few_shot=False, cot=False)

@@ -22,11 +22,11 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from build_scripts.prompts import PromptConfig
-from build_scripts.runfile import read_rows
-from build_scripts.unimatch_cli import add_metric_options, metric_options
+from sefora_cli.unimatch import add_metric_options, metric_options
 from sefora_dataset.errors import CorpusError, SeforaError
 from sefora_dataset.schema import COLOR_LEGEND
+from sefora_grid.prompts import PromptConfig
+from sefora_grid.runs import read_rows
 from unimatch_metric import PROMPT_VERSION, SCORERS, SEGMENTERS, UniMatch, match
 from unimatch_metric.report import ExampleResult, aggregate
 

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from unimatch_metric import UniMatchError, score_pairs, segment
-from unimatch_metric.learned import MODEL_DIR, pair_label, read_jsonl, train_offline
-from unimatch_metric.validate import score_agreement, segmentation_agreement
+from unimatch_metric.segmenters.learned import MODEL_DIR, pair_label, read_jsonl, train_offline
+from unimatch_metric.training.validate import score_agreement, segmentation_agreement
 
 LABELS = Path(__file__).resolve().parents[1] / "labels"
 

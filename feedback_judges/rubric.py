@@ -30,10 +30,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from sefora_dataset.errors import CorpusError
-from unimatch_metric.backends import run_cached
+from sefora_llm.client import LLMClient, ReplyError, parse_json_object
+from sefora_llm.options import LLMOptions
 from unimatch_metric.errors import UniMatchError
-from unimatch_metric.llm import LLMClient, ReplyError, parse_json_object
-from unimatch_metric.options import LLMOptions
+from unimatch_metric.registry import run_cached
 
 RUBRIC_DIR = Path(__file__).resolve().parent / "rubrics"
 #: The folder of the ``evaluate`` module: ``evaluate.load(MODULE_PATH, "math-feedback")``.

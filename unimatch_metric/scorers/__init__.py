@@ -13,7 +13,7 @@ kind of feedback, 0 unrelated or contradictory. Backends:
   Pearson r < 0.3 for MiniLM): use it for smoke tests and trends, not for final figures.
 - ``"exact"``: 4 for units equal up to case and spacing, else 0 (a sanity check).
 - ``"learned"``: boosted trees on MiniLM features and feedback cues, trained on the
-  project's guideline-labelled pairs (see `unimatch_metric.learned`).
+  project's guideline-labelled pairs (see `unimatch_metric.segmenters.learned`).
 - ``"offline"``: the current offline default (``"learned"``); ``"auto"``: ``"llm"`` when a
   model or endpoint is configured, else ``"offline"``; or a callable taking the list of
   pairs and returning one score in [0, 4] per pair.
@@ -28,11 +28,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from unimatch_metric.backends import Registry, run_cached
+from sefora_llm.client import LLMClient, ReplyError, parse_json_object
+from sefora_llm.options import Options
 from unimatch_metric.errors import UniMatchError
-from unimatch_metric.llm import LLMClient, ReplyError, parse_json_object
-from unimatch_metric.options import Options
 from unimatch_metric.prompts import PROMPT_VERSION, SCORE_SYSTEM, score_user_message
+from unimatch_metric.registry import Registry, run_cached
 
 Pair = tuple[str, str]
 
@@ -262,7 +262,7 @@ class CallableScorer:
 
 
 def _learned(options: Options) -> Scorer:
-    from unimatch_metric.learned import LearnedScorer  # it builds on this module
+    from unimatch_metric.segmenters.learned import LearnedScorer  # it builds on this module
 
     return LearnedScorer(options)
 
