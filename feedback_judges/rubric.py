@@ -29,11 +29,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from sefora_dataset.errors import CorpusError
+from feedback_judges.errors import JudgeError, JudgeRequestError, RubricError
+from sefora_llm.cache import run_cached
 from sefora_llm.client import LLMClient, ReplyError, parse_json_object
 from sefora_llm.options import LLMOptions
-from unimatch_metric.errors import UniMatchError
-from unimatch_metric.registry import run_cached
 
 RUBRIC_DIR = Path(__file__).resolve().parent / "rubrics"
 #: The folder of the ``evaluate`` module: ``evaluate.load(MODULE_PATH, "math-feedback")``.
@@ -42,10 +41,6 @@ DEFAULT_RUBRIC = "essay-feedback"
 #: Part of every cache key of the judge: change it whenever the judge's prompt changes.
 JUDGE_PROMPT_VERSION = "rubric-judge-1"
 ANSWERS = ("yes", "no")
-
-
-class RubricError(CorpusError):
-    """A rubric (file or dict) that does not follow the rubric schema; names file and field."""
 
 
 # --- rubrics as data -------------------------------------------------------------------
@@ -248,7 +243,7 @@ def load_rubric(spec: str | Path | Rubric | Mapping[str, Any] = DEFAULT_RUBRIC) 
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise RubricError(str(path), "", f"not a readable JSON file ({err})") from None
+        raise RubricError(str(path), "", f"not a readable JSON file ({err})") from err
     return Rubric.from_dict(data, str(path))
 
 
@@ -329,7 +324,7 @@ class JudgeOptions(LLMOptions):
 
     def client(self) -> LLMClient:
         """The chat client these options describe."""
-        return LLMClient(self.llm_settings())
+        return LLMClient(self.llm_settings(), failure=JudgeRequestError)
 
 
 # A judging task: (feedback, context as canonical JSON, item index); hashable, cacheable.
@@ -361,10 +356,10 @@ class RubricJudge:
         opts = JudgeOptions.from_kwargs(self.options, **options)
         client = opts.client()
         outcomes = self._judge(feedback, contexts, opts, client)
-        failures = [(i, o) for i, o in enumerate(outcomes) if isinstance(o, UniMatchError)]
+        failures = [(i, o) for i, o in enumerate(outcomes) if isinstance(o, JudgeError)]
         if failures and opts.on_error == "raise":
             index, err = failures[0]
-            raise UniMatchError(f"example {index}: {err}") from None
+            raise JudgeRequestError(f"example {index}: {err}") from err
         done = [o for o in outcomes if isinstance(o, Judgement)]
         rubric = self.rubric
         output: dict[str, Any] = {
@@ -401,7 +396,7 @@ class RubricJudge:
         contexts: Sequence[Mapping[str, str]],
         opts: JudgeOptions,
         client: LLMClient,
-    ) -> list[Judgement | UniMatchError]:
+    ) -> list[Judgement | JudgeError]:
         if isinstance(feedback, str) or len(feedback) != len(contexts):
             raise ValueError("feedback and contexts must be lists of the same length")
         for i, text in enumerate(feedback):
@@ -436,10 +431,10 @@ class RubricJudge:
                 strict=True,
             )
         )
-        outcomes: list[Judgement | UniMatchError] = []
+        outcomes: list[Judgement | JudgeError] = []
         for f, m in zip(feedback, material, strict=True):
             got = [answers[(f, m, k)] for k in range(len(items))]
-            error = next((a for a in got if isinstance(a, UniMatchError)), None)
+            error = next((a for a in got if isinstance(a, JudgeError)), None)
             if error is not None:
                 outcomes.append(error)
                 continue
@@ -459,7 +454,7 @@ class RubricJudge:
 
     def _ask_all(
         self, tasks: list[_Task], client: LLMClient, opts: JudgeOptions
-    ) -> list[dict[str, str] | UniMatchError]:
+    ) -> list[dict[str, str] | JudgeError]:
         """Answer ``tasks``: the items of one (feedback, context) go ``batch_size`` per request."""
         by_text: dict[tuple[str, str], list[int]] = defaultdict(list)
         for f, m, k in tasks:
@@ -472,10 +467,10 @@ class RubricJudge:
         replies = client.map(
             lambda request: self._ask(client, *request), requests, "judging", opts.progress
         )
-        found: dict[_Task, dict[str, str] | UniMatchError] = {}
+        found: dict[_Task, dict[str, str] | JudgeError] = {}
         for (f, m, ks), reply in zip(requests, replies, strict=True):
             for n, k in enumerate(ks):
-                found[(f, m, k)] = reply if isinstance(reply, UniMatchError) else reply[n]
+                found[(f, m, k)] = reply if isinstance(reply, JudgeError) else reply[n]
         return [found[task] for task in tasks]
 
     def _ask(

@@ -7,7 +7,7 @@ import importlib
 import logging
 import sys
 
-from sefora_dataset.errors import SeforaError
+from sefora_common.errors import ToolkitError
 
 # Each module listed here defines ``register(subparsers)`` that adds its subcommand(s)
 # and sets ``func`` (args -> exit code) on them.
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         return int(args.func(args) or 0)
-    except SeforaError as err:
+    except ToolkitError as err:
         print(f"sefora {args.command}: error: {err}", file=sys.stderr)
         return 2
 

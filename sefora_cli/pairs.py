@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import tempfile
 from collections import Counter
 from pathlib import Path
 
+from feedback_judges.errors import JudgeInputError
 from feedback_judges.rubric import ScoredFeedback, preference_pairs, scored_feedback
+from sefora_common.io import write_text
 from sefora_common.jsonl import read_jsonl
-from sefora_dataset.errors import CorpusError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -63,7 +62,7 @@ def _count(text: str) -> int:
 
 
 def read_scored(path: Path, args: argparse.Namespace) -> list[ScoredFeedback]:
-    """The scored feedback of a JSONL file; a bad line is a `CorpusError` naming it."""
+    """The scored feedback of a JSONL file; a bad line is a `JudgeInputError` naming it."""
     fields = {
         "prompt": args.prompt_field,
         "feedback": args.feedback_field,
@@ -71,15 +70,15 @@ def read_scored(path: Path, args: argparse.Namespace) -> list[ScoredFeedback]:
         "group": args.group_field,
     }
     rows = []
-    for number, raw in read_jsonl(path):
+    for number, raw in read_jsonl(path, JudgeInputError):
         missing = [name for key, name in fields.items() if key != "group" and name not in raw]
         if missing:
-            raise CorpusError(str(path), f"line {number}", f"missing field(s) {missing}")
+            raise JudgeInputError(path, f"line {number}", f"missing field(s) {missing}")
         try:
             row = {key: raw.get(name) for key, name in fields.items()}
             rows.append(scored_feedback(row, f"line {number}"))
         except ValueError as err:
-            raise CorpusError(str(path), "", str(err)) from None
+            raise JudgeInputError(path, "", str(err)) from err
     return rows
 
 
@@ -99,16 +98,7 @@ def run(args: argparse.Namespace) -> int:
         for pair in pairs:
             for key in ("kind", "score_chosen", "score_rejected"):
                 del pair[key]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=args.out.parent, prefix=f".{args.out.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            for pair in pairs:
-                handle.write(json.dumps(pair, ensure_ascii=False) + "\n")
-        os.replace(tmp, args.out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_text(args.out, "".join(json.dumps(pair, ensure_ascii=False) + "\n" for pair in pairs))
     summary = {
         "out": str(args.out),
         "feedback": len(rows),

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 from collections import Counter
 from pathlib import Path
 
+from sefora_common.io import write_text
 from sefora_dataset.errors import ParseError, SeforaError
 from sefora_dataset.parsers import SUFFIXES, load_legend, parse_file
 
@@ -77,19 +76,6 @@ def output_names(paths: list[Path]) -> dict[Path, str]:
     return names
 
 
-def write_json_atomic(data: dict, target: Path) -> None:
-    """Write JSON next to ``target`` and rename it into place: never a partial file."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False, indent=2)
-            fh.write("\n")
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def run(args: argparse.Namespace) -> int:
     """Parse every input; report failures with their reasons; 1 when any failed."""
     legend = load_legend(args.legend) if args.legend else None
@@ -115,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         except ParseError as err:
             failures.append((path, err.reason))
             continue
-        write_json_atomic(draft, out / names[path])
+        write_text(out / names[path], json.dumps(draft, ensure_ascii=False, indent=2) + "\n")
         written += 1
     for path, reason in failures:
         print(f"sefora parse: FAILED {path}: {reason}", file=sys.stderr)

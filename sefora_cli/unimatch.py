@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from sefora_common.io import write_text
 from sefora_common.jsonl import read_jsonl
-from sefora_dataset.errors import CorpusError
-from unimatch_metric import UniMatchError, unimatch
+from unimatch_metric import unimatch
+from unimatch_metric.errors import UniMatchInputError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -77,22 +76,20 @@ def metric_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def read_examples(path: Path) -> tuple[list[Any], list[Any]]:
-    """Predictions and references from a JSONL file; a bad line is a `UniMatchError`."""
+    """Predictions and references from a JSONL file; a bad line is a `UniMatchInputError`."""
     predictions, references = [], []
-    try:
-        rows = read_jsonl(path)
-    except CorpusError as err:
-        raise UniMatchError(str(err)) from None
-    for number, row in rows:
+    for number, row in read_jsonl(path, UniMatchInputError):
         if "prediction" not in row or "references" not in row:
-            raise UniMatchError(
-                f"{path}: line {number}: expected an object with 'prediction' and 'references'"
+            raise UniMatchInputError(
+                path, f"line {number}", "expected an object with 'prediction' and 'references'"
             )
         pred, refs = row["prediction"], row["references"]
         if not (isinstance(pred, str) or _strings(pred)):
-            raise UniMatchError(f"{path}: line {number}: prediction: a string or list of strings")
+            raise UniMatchInputError(
+                path, f"line {number}", "prediction: a string or list of strings"
+            )
         if not _strings(refs):
-            raise UniMatchError(f"{path}: line {number}: references: a list of strings")
+            raise UniMatchInputError(path, f"line {number}", "references: a list of strings")
         predictions.append(pred)
         references.append(refs)
     return predictions, references
@@ -117,13 +114,5 @@ def run(args: argparse.Namespace) -> int:
     if args.output is None:
         print(text)
         return 0
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=args.output.parent, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text + "\n")
-        os.replace(tmp, args.output)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_text(args.output, text + "\n")
     return 0

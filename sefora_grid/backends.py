@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from sefora_dataset.errors import SeforaError
 from sefora_grid.context import TokenCounter, TokenizerCounter
+from sefora_grid.errors import GridError
 
 Messages = Sequence[Mapping[str, str]]
 
@@ -40,7 +40,7 @@ class Backend(Protocol):
     counter: TokenCounter
 
     def generate(self, prompts: Sequence[Messages]) -> list[Generation]:
-        """One reply per prompt, in order; raises `SeforaError` when a request fails."""
+        """One reply per prompt, in order; raises `GridError` when a request fails."""
         ...
 
 
@@ -61,7 +61,7 @@ class TransformersBackend:
     ) -> None:
         folder = Path(path)
         if not (folder / "config.json").is_file():
-            raise SeforaError(
+            raise GridError(
                 f"--model {path}: not a local transformers model folder (no config.json); "
                 "the transformers backend never downloads models"
             )
@@ -71,7 +71,7 @@ class TransformersBackend:
         counter = TokenizerCounter.from_path(folder)
         tokenizer = counter.tokenizer
         if tokenizer.chat_template is None:
-            raise SeforaError(
+            raise GridError(
                 f"{folder}: the tokenizer has no chat template; use an instruction-tuned "
                 "chat model (or add a chat_template to its tokenizer_config.json)"
             )
@@ -137,7 +137,7 @@ class OpenAIBackend:
         from sefora_llm.client import LLMClient, LLMSettings
 
         if not base_url and not api_key:
-            raise SeforaError(
+            raise GridError(
                 "the openai backend needs an API key for the default OpenAI endpoint: set "
                 "$OPENAI_API_KEY (or pass --api-key), or point --base-url at a local server"
             )

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from sefora_dataset.errors import SeforaError
+from sefora_grid.errors import GridError
 from sefora_grid.prompts import PromptConfig, PromptInputs, build_messages
 
 #: Prompt + generated tokens per request, as in the paper.
@@ -67,16 +67,16 @@ class TokenizerCounter:
 
     @classmethod
     def from_path(cls, path: str | Path) -> TokenizerCounter:
-        """The tokenizer in a local folder (never downloaded); `SeforaError` if unusable."""
+        """The tokenizer in a local folder (never downloaded); `GridError` if unusable."""
         folder = Path(path)
         if not folder.is_dir():
-            raise SeforaError(f"{folder}: tokenizer folder not found (a local path is required)")
+            raise GridError(f"{folder}: tokenizer folder not found (a local path is required)")
         from transformers import AutoTokenizer
 
         try:
             tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
         except (OSError, ValueError) as err:
-            raise SeforaError(f"{folder}: cannot load a tokenizer: {err}") from None
+            raise GridError(f"{folder}: cannot load a tokenizer: {err}") from err
         return cls(tokenizer, f"tokenizer:{folder.name}")
 
     def count(self, text: str) -> int:
@@ -195,7 +195,7 @@ def fit_prompt(
     """
     limit = budget - max_new_tokens
     if limit <= 0:
-        raise SeforaError(f"token budget {budget} leaves no room for {max_new_tokens} new tokens")
+        raise GridError(f"token budget {budget} leaves no room for {max_new_tokens} new tokens")
     context = Context(_nonempty(inputs.before), _nonempty(inputs.after), False, False)
     whole = replace(inputs, before=context.before, after=context.after)
     messages = build_messages(config, whole)

@@ -13,8 +13,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,8 +21,9 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from sefora_cli.unimatch import add_metric_options, metric_options
-from sefora_dataset.errors import CorpusError, SeforaError
+from sefora_common.io import write_text
 from sefora_dataset.schema import COLOR_LEGEND
+from sefora_grid.errors import GridError, GridInputError
 from sefora_grid.prompts import PromptConfig
 from sefora_grid.runs import read_rows
 from unimatch_metric import PROMPT_VERSION, SCORERS, SEGMENTERS, UniMatch, match
@@ -63,7 +62,7 @@ def load_references(
 
     data_dir = Path(data_dir)
     if not (data_dir / "README.md").is_file():
-        raise SeforaError(f"{data_dir}: no built dataset here (see `sefora build`)")
+        raise GridError(f"{data_dir}: no built dataset here (see `sefora build`)")
     found = {}
     for split in sorted(set(splits)):
         rows = load_dataset(str(data_dir), "paragraphs", split=split).select_columns(
@@ -82,32 +81,19 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file, so it is never half-written."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def run_identity(path: Path, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The configuration, model and split of a run file; `CorpusError` if they are mixed."""
+    """The configuration, model and split of a run file; `GridInputError` if they are mixed."""
     if not rows:
-        raise CorpusError(str(path), "", "the run file has no rows")
+        raise GridInputError(path, "", "the run file has no rows")
     identity = {}
     for key in ("configuration", "model", "split"):
         values = {row.get(key) for row in rows}
         if len(values) != 1 or None in values:
-            raise CorpusError(str(path), key, f"expected one value in every row, found {values}")
+            raise GridInputError(path, key, f"expected one value in every row, found {values}")
         identity[key] = values.pop()
     ids = [row.get("paragraph_id") for row in rows]
     if len(set(ids)) != len(ids):
-        raise CorpusError(str(path), "paragraph_id", "a paragraph appears more than once")
+        raise GridInputError(path, "paragraph_id", "a paragraph appears more than once")
     PromptConfig.parse(identity["configuration"])
     return identity
 
@@ -136,8 +122,8 @@ def evaluate_run(
     threshold = metric.options.threshold
     unknown = [r["paragraph_id"] for r in rows if r["paragraph_id"] not in references]
     if unknown:
-        raise CorpusError(
-            str(path), "paragraph_id", f"{len(unknown)} id(s) not in the dataset, e.g. {unknown[0]}"
+        raise GridInputError(
+            path, "paragraph_id", f"{len(unknown)} id(s) not in the dataset, e.g. {unknown[0]}"
         )
     rows = sorted(rows, key=lambda r: r["paragraph_id"])
     scored = [r for r in rows if references[r["paragraph_id"]]["references"]]
@@ -230,7 +216,7 @@ def evaluate_runs(
     runs_dir, out_dir = Path(runs_dir), Path(out_dir)
     paths = sorted(runs_dir.glob("*.jsonl"))
     if not paths:
-        raise SeforaError(f"{runs_dir}: no run files (*.jsonl) to evaluate")
+        raise GridError(f"{runs_dir}: no run files (*.jsonl) to evaluate")
     metric = UniMatch(progress=progress, **unimatch_options)
     scoring = scoring_identity(metric, bare)
     todo = []
@@ -251,8 +237,8 @@ def evaluate_runs(
         summary, paragraphs = evaluate_run(path, rows, references, metric)
         summary = {**summary, "run_sha256": digest, "scoring": scoring}
         lines = "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in paragraphs)
-        write_atomic(out_dir / f"{path.stem}.paragraphs.jsonl", lines)
-        write_atomic(out_dir / f"{path.stem}.json", json.dumps(summary, indent=2) + "\n")
+        write_text(out_dir / f"{path.stem}.paragraphs.jsonl", lines)
+        write_text(out_dir / f"{path.stem}.json", json.dumps(summary, indent=2) + "\n")
         written.append(summary)
     return written
 

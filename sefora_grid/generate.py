@@ -19,7 +19,6 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from sefora_dataset.errors import SeforaError
 from sefora_grid.backends import Backend, Generation, model_slug
 from sefora_grid.context import (
     DEFAULT_BUDGET,
@@ -27,6 +26,7 @@ from sefora_grid.context import (
     FittedPrompt,
     fit_prompt,
 )
+from sefora_grid.errors import GridError
 from sefora_grid.prompts import (
     ExemplarPool,
     PromptConfig,
@@ -60,13 +60,13 @@ def _load(data_dir: Path, config: str, split: str) -> Any:
     from datasets import load_dataset
 
     if not (data_dir / "README.md").is_file():
-        raise SeforaError(
+        raise GridError(
             f"{data_dir}: no built dataset here; build one with `sefora build --out {data_dir}`"
         )
     try:
         return load_dataset(str(data_dir), config, split=split)
     except ValueError as err:
-        raise SeforaError(f"{data_dir}: cannot load {config}/{split}: {err}") from None
+        raise GridError(f"{data_dir}: cannot load {config}/{split}: {err}") from err
 
 
 def load_targets(data_dir: str | Path, split: str, limit: int | None = None) -> list[Target]:
@@ -188,7 +188,7 @@ def _check_resumable(path: Path, rows: Sequence[Mapping[str, Any]], expected: Ma
     for number, row in enumerate(rows, 1):
         for key, value in expected.items():
             if row.get(key) != value:
-                raise SeforaError(
+                raise GridError(
                     f"{path}: row {number} has {key}={row.get(key)!r} but this run has "
                     f"{value!r}; resume with the same settings or write to another --out"
                 )
@@ -223,7 +223,7 @@ def generate_run(
     the error is raised; a re-run continues from there.
     """
     if config.few_shot and pool is None:
-        raise SeforaError(f"configuration {config.id} is few-shot: an exemplar pool is needed")
+        raise GridError(f"configuration {config.id} is few-shot: an exemplar pool is needed")
     path = run_path(out_dir, config, backend.model)
     settings = {
         "split": split,
@@ -274,10 +274,10 @@ def generate_run(
         while pending:
             collect(futures.ALL_COMPLETED)
     bar.close()
-    if failure is not None and not isinstance(failure, SeforaError):
+    if failure is not None and not isinstance(failure, GridError):
         raise failure
     if failure is not None:
-        raise SeforaError(
+        raise GridError(
             f"{config.id}: generation stopped after {written} new row(s) "
             f"({len(done) + written} of {len(targets)} in {path}): {failure}"
         ) from failure
@@ -371,14 +371,14 @@ def make_backend(args: argparse.Namespace) -> Backend:
 def run_generate(args: argparse.Namespace) -> int:
     """Generate every requested configuration in turn; print a summary line per run."""
     if args.limit is not None and args.limit < 1:
-        raise SeforaError(f"--limit must be at least 1, got {args.limit}")
+        raise GridError(f"--limit must be at least 1, got {args.limit}")
     if not getattr(args, "verbose", False):  # one INFO line per HTTP request otherwise
         for name in ("httpx", "httpx2"):
             logging.getLogger(name).setLevel(logging.WARNING)
     configs = parse_configs(args.config)
     targets = load_targets(args.data, args.split, args.limit)
     if not targets:
-        raise SeforaError(f"{args.data}: split {args.split!r} has no annotated paragraphs")
+        raise GridError(f"{args.data}: split {args.split!r} has no annotated paragraphs")
     pool = exemplar_pool(args.data) if any(c.few_shot for c in configs) else None
     backend = make_backend(args)
     for config in configs:

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sefora_dataset.errors import SeforaError
+from sefora_grid.errors import ConfigError, GridError
 
 #: The six feedback categories of the guided setting, each with the description shown to
 #: the model.
@@ -98,10 +98,6 @@ SHOTS = ("zs", "fs")
 #: The marker that opens the final answer of a chain-of-thought reply.
 FINAL_MARKER = "Final answer:"
 FEEDBACK_LABEL = "Feedback:"
-
-
-class ConfigError(SeforaError):
-    """An unknown configuration id (the message lists the valid form)."""
 
 
 @dataclass(frozen=True)
@@ -214,13 +210,13 @@ class ExemplarPool:
     def pick(self, essay_id: str) -> list[Exemplar]:
         """One exemplar per few-shot category, none from ``essay_id``.
 
-        Raises `SeforaError` when a category has no candidate outside that essay.
+        Raises `GridError` when a category has no candidate outside that essay.
         """
         chosen = []
         for category, candidates in self.candidates.items():
             exemplar = next((e for e in candidates if e.essay_id != essay_id), None)
             if exemplar is None:
-                raise SeforaError(
+                raise GridError(
                     f"few-shot: no {category!r} instructor comment in the train split outside "
                     f"essay {essay_id} (see CATEGORY_KEYWORDS in sefora_grid/prompts.py)"
                 )
@@ -316,10 +312,10 @@ def _draft_section(inputs: PromptInputs) -> str:
 def build_messages(config: PromptConfig, inputs: PromptInputs) -> list[dict[str, str]]:
     """The chat messages (system + user) of one configuration for one target paragraph.
 
-    Raises `SeforaError` when the configuration asks for exemplars and none are given.
+    Raises `GridError` when the configuration asks for exemplars and none are given.
     """
     if config.few_shot and not inputs.exemplars:
-        raise SeforaError(f"configuration {config.id} is few-shot but no exemplars were given")
+        raise GridError(f"configuration {config.id} is few-shot but no exemplars were given")
     sections = [
         "Below is a student's essay draft with one paragraph marked as the target. "
         + _TASK[config.template]

@@ -13,15 +13,13 @@ import csv
 import io
 import json
 import math
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from sefora_dataset.errors import CorpusError, SeforaError
-from sefora_grid.evaluate import write_atomic
+from sefora_common.io import write_bytes, write_text
+from sefora_grid.errors import GridError, GridInputError
 from sefora_grid.prompts import PromptConfig, all_configs
 
 #: The base setting of the paper's Table 3 and the one-toggle ablations it reports.
@@ -54,16 +52,16 @@ def load_results(results_dir: str | Path) -> list[dict[str, Any]]:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as err:
-            raise CorpusError(str(path), "", f"not valid JSON: {err.msg}") from None
+            raise GridInputError(path, "", f"not valid JSON: {err.msg}") from err
         if isinstance(data, dict) and "configuration" in data and "full" in data:
             results.append(data)
     if not results:
-        raise SeforaError(f"{results_dir}: no results of `sefora evaluate` here")
+        raise GridError(f"{results_dir}: no results of `sefora evaluate` here")
     seen: dict[tuple[str, str], str] = {}
     for r in results:
         key = (r["model"], r["configuration"])
         if key in seen:
-            raise SeforaError(
+            raise GridError(
                 f"{results_dir}: {key[1]} of {key[0]} is scored twice ({seen[key]}, {r['run']})"
             )
         seen[key] = r["run"]
@@ -224,17 +222,12 @@ def plot_verbosity(data: Mapping[str, Any], path: Path, average: str) -> None:
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".png")
-    os.close(fd)
+    image = io.BytesIO()
     try:
-        fig.savefig(tmp, format="png")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        fig.savefig(image, format="png")
     finally:
         plt.close(fig)
+    write_bytes(path, image.getvalue())
 
 
 def _num(value: Any) -> str:
@@ -268,7 +261,7 @@ def write_report(
 ) -> dict[str, Path]:
     """Write the report files; returns their paths by kind."""
     if average not in AVERAGES:
-        raise SeforaError(f"average must be one of {AVERAGES}, got {average!r}")
+        raise GridError(f"average must be one of {AVERAGES}, got {average!r}")
     results = load_results(results_dir)
     out = Path(out_dir) if out_dir is not None else Path(results_dir)
     paths = {
@@ -282,8 +275,8 @@ def write_report(
     effects = toggle_effects(results, average)
     verbose = verbosity(results, average)
     plot_verbosity(verbose, paths["plot"], average)
-    write_atomic(paths["table3"], to_csv(t3))
-    write_atomic(paths["configurations"], to_csv(configs))
+    write_text(paths["table3"], to_csv(t3))
+    write_text(paths["configurations"], to_csv(configs))
     prefix = "micro_" if average == "micro" else ""
     config_columns = [
         "model",
@@ -323,7 +316,7 @@ def write_report(
             f"![generated units vs precision and F1]({paths['plot'].name})",
         ]
     )
-    write_atomic(paths["markdown"], text + "\n")
+    write_text(paths["markdown"], text + "\n")
     return paths
 
 

@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from sefora_dataset.errors import CorpusError
+from sefora_common.jsonl import parse_jsonl
+from sefora_grid.errors import GridInputError
 
 logger = logging.getLogger(__name__)
 
@@ -24,7 +25,7 @@ def read_rows(path: str | Path, repair: bool = False) -> list[dict[str, Any]]:
 
     A last line without its newline is an interrupted write: with ``repair`` it is cut off
     the file, otherwise it is ignored. Any other line that is not a JSON object raises
-    `CorpusError` naming the file and line.
+    `GridInputError` naming the file and line.
     """
     path = Path(path)
     if not path.exists():
@@ -42,18 +43,8 @@ def read_rows(path: str | Path, repair: bool = False) -> list[dict[str, Any]]:
                 handle.truncate(complete)
                 handle.flush()
                 os.fsync(handle.fileno())
-    rows = []
-    for number, line in enumerate(data[:complete].decode("utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise CorpusError(str(path), f"line {number}", f"not valid JSON: {err.msg}") from None
-        if not isinstance(row, dict):
-            raise CorpusError(str(path), f"line {number}", "expected a JSON object")
-        rows.append(row)
-    return rows
+    text = data[:complete].decode("utf-8")
+    return [row for _, row in parse_jsonl(text, path, GridInputError)]
 
 
 class RunWriter:

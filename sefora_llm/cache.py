@@ -14,9 +14,14 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from sefora_llm.errors import LLMRequestError
+
+X = TypeVar("X", bound=Hashable)
+Y = TypeVar("Y")
 
 CACHE_FILENAME = "unimatch-cache.sqlite3"
 _SQL_CHUNK = 500  # keys per SELECT, below sqlite's bound-parameter limit
@@ -120,3 +125,34 @@ def open_cache(directory: str | os.PathLike[str] | None = None) -> Cache:
         if key not in _OPEN:
             _OPEN[key] = Cache(path)
         return _OPEN[key]
+
+
+def run_cached(
+    namespace: Sequence[str] | None,
+    cache: Cache | None,
+    items: Sequence[X],
+    key_of: Callable[[X], tuple[str, ...]],
+    run: Callable[[list[X]], list[Y | LLMRequestError]],
+) -> list[Y | LLMRequestError]:
+    """``run(items)`` with the results already in ``cache`` taken from there.
+
+    ``namespace`` identifies the backend configuration (None: the backend is not cached);
+    successful new results are stored, failures never are.
+    """
+    if namespace is None or cache is None:
+        return run(list(items))
+    keys = [make_key(namespace, *key_of(item)) for item in items]
+    found = cache.get_many(keys)
+    todo = [i for i, key in enumerate(keys) if key not in found]
+    fresh = run([items[i] for i in todo]) if todo else []
+    cache.put_many(
+        {
+            keys[i]: result
+            for i, result in zip(todo, fresh, strict=True)
+            if not isinstance(result, LLMRequestError)
+        }
+    )
+    results: list[Y | LLMRequestError] = [found.get(key) for key in keys]  # type: ignore[misc]
+    for i, result in zip(todo, fresh, strict=True):
+        results[i] = result
+    return results

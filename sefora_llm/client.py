@@ -1,4 +1,4 @@
-"""The one OpenAI-compatible chat client of UniMatch: retries, Retry-After, timeouts,
+"""The one OpenAI-compatible chat client of the toolkit: retries, Retry-After, timeouts,
 a concurrency limit, strict reply parsing and API-key redaction.
 
 Any server speaking the chat-completions protocol works (OpenAI, Gemini's OpenAI endpoint,
@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 from tqdm.auto import tqdm
 
-from unimatch_metric.errors import UniMatchError
+from sefora_llm.errors import LLMRequestError
 
 logger = logging.getLogger(__name__)
 
@@ -71,10 +71,10 @@ class LLMSettings:
     backoff: float = 1.0
     max_wait: float = 120.0
 
-    def resolved(self) -> LLMSettings:
+    def resolved(self, failure: type[LLMRequestError] = LLMRequestError) -> LLMSettings:
         """A copy with model, endpoint and key filled from the environment where unset.
 
-        Raises `UniMatchError` when no model is named or no key can be found for a remote
+        Raises ``failure`` when no model is named or no key can be found for a remote
         endpoint.
         """
         model = self.model or os.environ.get(ENV_MODEL)
@@ -83,12 +83,10 @@ class LLMSettings:
         )
         api_key = self.api_key or os.environ.get(ENV_API_KEY) or os.environ.get("OPENAI_API_KEY")
         if not model:
-            raise UniMatchError(
-                f"the LLM backend needs a model name: pass model=... or set ${ENV_MODEL}"
-            )
+            raise failure(f"the LLM backend needs a model name: pass model=... or set ${ENV_MODEL}")
         if not api_key:
             if not base_url:
-                raise UniMatchError(
+                raise failure(
                     f"no API key for the default OpenAI endpoint: pass api_key=... or set "
                     f"${ENV_API_KEY} (or use base_url=... for a local server)"
                 )
@@ -127,7 +125,7 @@ def parse_json_object(text: str) -> dict[str, Any]:
     try:
         value = json.loads(body, object_pairs_hook=no_duplicates)
     except json.JSONDecodeError as err:
-        raise ReplyError(f"not a JSON object ({err.msg} at char {err.pos})") from None
+        raise ReplyError(f"not a JSON object ({err.msg} at char {err.pos})") from err
     if not isinstance(value, dict):
         raise ReplyError(f"expected a JSON object, got {type(value).__name__}")
     return value
@@ -159,11 +157,16 @@ def _retry_after_seconds(headers: Any) -> float | None:
 class LLMClient:
     """Sends chat requests with bounded retries; parses each reply strictly.
 
-    At most ``settings.concurrency`` requests are in flight at once, across threads.
+    At most ``settings.concurrency`` requests are in flight at once, across threads. A
+    request that cannot be made or keeps failing raises ``failure`` (an `LLMRequestError`
+    subclass of the calling package).
     """
 
-    def __init__(self, settings: LLMSettings) -> None:
-        self.settings = settings.resolved()
+    def __init__(
+        self, settings: LLMSettings, failure: type[LLMRequestError] = LLMRequestError
+    ) -> None:
+        self.failure = failure
+        self.settings = settings.resolved(failure)
         self._semaphore = threading.BoundedSemaphore(self.settings.concurrency)
         self._client: Any = None
         self._client_lock = threading.Lock()
@@ -215,7 +218,7 @@ class LLMClient:
         unless given. HTTP 5xx/408/409/429 replies, timeouts, connection errors and replies
         that ``parse`` rejects with `ReplyError` are retried up to ``max_retries`` times,
         waiting as a 429's Retry-After asks or with exponential backoff. Raises
-        `UniMatchError` naming ``what`` and the last reason when no attempt succeeds, or at
+        ``failure`` naming ``what`` and the last reason when no attempt succeeds, or at
         once on other HTTP errors.
         """
         import openai
@@ -253,7 +256,8 @@ class LLMClient:
                 wait,
             )
             time.sleep(wait)
-        # Raised outside the except clauses: the error keeps no link to the HTTP exchange.
+        # Raised outside the except clauses, without a cause: the chained HTTP exchange would
+        # carry the request headers, API key included.
         raise self._failure(what, reason, attempt + 1)
 
     def _send(self, messages: Sequence[Mapping[str, str]], params: Mapping[str, Any]) -> ChatReply:
@@ -271,7 +275,7 @@ class LLMClient:
             except openai.APIError:
                 raise
             except (ValueError, TypeError, AttributeError) as err:  # a body that is no completion
-                raise ReplyError(f"the response is not a chat completion ({err})") from None
+                raise ReplyError(f"the response is not a chat completion ({err})") from err
         choices = getattr(response, "choices", None) or []
         message = getattr(choices[0], "message", None) if choices else None
         content = getattr(message, "content", None)
@@ -285,9 +289,9 @@ class LLMClient:
             seconds=time.monotonic() - start,
         )
 
-    def _failure(self, what: str, reason: str, attempts: int) -> UniMatchError:
+    def _failure(self, what: str, reason: str, attempts: int) -> LLMRequestError:
         plural = "s" if attempts != 1 else ""
-        return UniMatchError(
+        return self.failure(
             self.redact(
                 f"{what} failed after {attempts} attempt{plural} "
                 f"(model {self.settings.model!r} at {self.endpoint}): {reason}"
@@ -296,17 +300,17 @@ class LLMClient:
 
     def map(
         self, job: Callable[[R], T], items: Sequence[R], desc: str, progress: bool | None
-    ) -> list[T | UniMatchError]:
+    ) -> list[T | LLMRequestError]:
         """``job`` over ``items`` on up to ``concurrency`` threads, in order.
 
-        A `UniMatchError` raised by one job is returned in its place rather than raised, so
+        An `LLMRequestError` raised by one job is returned in its place rather than raised, so
         the caller decides what a failure means.
         """
 
-        def run(item: R) -> T | UniMatchError:
+        def run(item: R) -> T | LLMRequestError:
             try:
                 return job(item)
-            except UniMatchError as err:
+            except LLMRequestError as err:
                 return err
 
         if not items:

@@ -1,9 +1,9 @@
-"""The options shared by segmenters, scorers and the UniMatch pipeline, checked in one place."""
+"""The options every LLM-backed computation takes (UniMatch, the rubric judge), checked in
+one place: endpoint, key, batching, cache, retries, error handling."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -70,20 +70,3 @@ class LLMOptions:
     def cache(self) -> Cache | None:
         """The on-disk cache to use, or None when caching is off."""
         return open_cache(self.cache_dir) if self.use_cache else None
-
-
-@dataclass
-class Options(LLMOptions):
-    """Every UniMatch option with its default (see the metric card for their meaning)."""
-
-    what: ClassVar[str] = "UniMatch"
-
-    segmenter: str | Callable[..., Any] = "auto"
-    scorer: str | Callable[..., Any] = "auto"
-    threshold: float | None = None
-    segment_references: bool = True
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.threshold is not None and not 0 < float(self.threshold) <= 4:
-            raise ValueError(f"threshold must be in (0, 4], got {self.threshold!r}")

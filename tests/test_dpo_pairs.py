@@ -10,9 +10,9 @@ from itertools import combinations
 import pytest
 from datasets import Dataset
 
+from feedback_judges.errors import JudgeInputError
 from feedback_judges.rubric import ScoredFeedback, preference_pairs
 from sefora_cli import pairs as pairs_cli
-from sefora_dataset import CorpusError
 
 
 def test_all_pairs_with_different_scores():
@@ -188,7 +188,7 @@ def test_cli_bad_lines_are_named(tmp_path, line, message):
     good = json.dumps({"prompt": "x", "feedback": "g", "score": 1})
     source.write_text(f"{good}\n{line}\n", encoding="utf-8")
     out = tmp_path / "out.jsonl"
-    with pytest.raises(CorpusError) as caught:
+    with pytest.raises(JudgeInputError) as caught:
         run_cli([str(source), "--out", str(out)])
     assert str(caught.value).startswith(f"{source}: ") and message in str(caught.value)
     assert not out.exists()

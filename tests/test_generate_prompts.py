@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from datasets import load_dataset
 
-from sefora_dataset import SAMPLE_SOURCE, SeforaError, build_dataset
+from sefora_dataset import SAMPLE_SOURCE, build_dataset
+from sefora_grid.errors import GridError
 from sefora_grid.generate import parse_configs
 from sefora_grid.prompts import (
     CATEGORIES,
@@ -112,7 +113,7 @@ def test_rubric_without_assignment_text_is_said_not_silent() -> None:
 
 
 def test_few_shot_without_exemplars_is_an_error() -> None:
-    with pytest.raises(SeforaError, match="few-shot"):
+    with pytest.raises(GridError, match="few-shot"):
         build_messages(PromptConfig(few_shot=True), dataclasses.replace(INPUTS, exemplars=()))
 
 
@@ -182,7 +183,7 @@ def test_exemplar_pool_error_when_only_the_target_essay_has_a_category() -> None
     rows.append(annotated("E1_P0", "E1", CATEGORY_COMMENTS["Praise"]))
     pool = ExemplarPool(rows)
     assert len(pool.pick("E1")) == 5
-    with pytest.raises(SeforaError, match="no 'Concepts' instructor comment"):
+    with pytest.raises(GridError, match="no 'Concepts' instructor comment"):
         pool.pick("E0")
 
 

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from sefora_cli.main import main
-from sefora_dataset import SAMPLE_SOURCE, CorpusError, build_dataset
+from sefora_dataset import SAMPLE_SOURCE, build_dataset
+from sefora_grid.errors import GridInputError
 from sefora_grid.generate import load_targets
 from sefora_grid.runs import RunWriter, read_rows
 from tests.fake_openai_server import FakeOpenAIServer, Reply, Request
@@ -75,7 +76,7 @@ def test_read_rows_repairs_a_cut_last_line_and_rejects_a_bad_middle_line(tmp_pat
     assert [r["paragraph_id"] for r in read_rows(path, repair=True)] == ["a", "b"]
     assert path.read_bytes() == whole
     path.write_bytes(b'{"paragraph_id": "a"}\nnot json\n{"paragraph_id": "b"}\n')
-    with pytest.raises(CorpusError, match="line 2"):
+    with pytest.raises(GridInputError, match="line 2"):
         read_rows(path)
     assert read_rows(tmp_path / "missing.jsonl") == []
 

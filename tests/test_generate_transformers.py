@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from sefora_cli.main import main
-from sefora_dataset import SAMPLE_SOURCE, SeforaError, build_dataset
+from sefora_dataset import SAMPLE_SOURCE, build_dataset
 from sefora_grid.backends import TransformersBackend
 from sefora_grid.context import TokenizerCounter, fit_prompt
+from sefora_grid.errors import GridError
 from sefora_grid.prompts import CATEGORIES, SYSTEM_PROMPT, PromptConfig, PromptInputs
 
 CHAT_TEMPLATE = (
@@ -116,8 +117,8 @@ def test_generate_command_with_the_transformers_backend(
 
 
 def test_unusable_model_folders_are_clear_errors(tmp_path: Path) -> None:
-    with pytest.raises(SeforaError, match="not a local transformers model folder"):
+    with pytest.raises(GridError, match="not a local transformers model folder"):
         TransformersBackend(str(tmp_path / "missing"), max_new_tokens=MAX_NEW)
     plain = make_tiny_lm(tmp_path / "plain", chat_template=None)
-    with pytest.raises(SeforaError, match="no chat template"):
+    with pytest.raises(GridError, match="no chat template"):
         TransformersBackend(str(plain), max_new_tokens=MAX_NEW)

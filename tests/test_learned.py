@@ -117,8 +117,8 @@ def test_retraining_on_a_subset(tmp_path: Path) -> None:
 
 def test_learned_segmentations_are_cached(tmp_path: Path) -> None:
     from sefora_llm.cache import make_key
-    from sefora_llm.options import Options
     from unimatch_metric import segment
+    from unimatch_metric.options import Options
 
     texts = ["Strong hook. Who is she? Add a source.", "Cut the second sentence."]
     units = segment(texts, segmenter="learned", cache_dir=tmp_path)

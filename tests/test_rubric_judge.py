@@ -11,6 +11,7 @@ import re
 import evaluate
 import pytest
 
+from feedback_judges.errors import JudgeRequestError
 from feedback_judges.rubric import (
     JUDGE_SYSTEM,
     MODULE_PATH,
@@ -20,7 +21,6 @@ from feedback_judges.rubric import (
 )
 from sefora_llm.cache import CACHE_FILENAME
 from tests.fake_openai_server import FakeOpenAIServer, Reply, Request
-from unimatch_metric import UniMatchError
 
 SECRET = "sk-test-RUBRIC-4b8e1f0a9c3d7e2b"
 MATH = load_rubric("math-feedback")
@@ -184,7 +184,7 @@ def test_malformed_reply_is_retried(server, llm, bad):
 
 def test_missing_item_retried_then_failure_reported_never_zero(server, llm, caplog):
     server.responder = lambda request: answer(request, drop="I2")
-    with caplog.at_level(logging.WARNING), pytest.raises(UniMatchError) as caught:
+    with caplog.at_level(logging.WARNING), pytest.raises(JudgeRequestError) as caught:
         judge_feedback([FEEDBACK[0]], [CONTEXT], "math-feedback", **llm)
     message = str(caught.value)
     assert message.startswith("example 0: rubric request (math-feedback, 5 items) failed")
@@ -224,7 +224,7 @@ def test_http_errors_and_the_key_never_leak(server, llm, caplog):
     assert SECRET not in caplog.text and "[REDACTED]" in caplog.text
     server.reset()
     server.responder = lambda request: Reply.error(401, f"bad key {SECRET}")
-    with pytest.raises(UniMatchError) as caught:
+    with pytest.raises(JudgeRequestError) as caught:
         judge_feedback(FEEDBACK[1:2], [CONTEXT], "math-feedback", use_cache=False, **llm)
     assert server.request_count == 1  # a 401 is not retried
     assert "HTTP 401" in str(caught.value) and SECRET not in str(caught.value)
@@ -259,7 +259,7 @@ def test_cache_second_run_sends_nothing_and_is_shared(server, llm, tmp_path):
 
 def test_failures_are_not_cached(server, llm):
     server.responder = lambda request: Reply("no JSON here")
-    with pytest.raises(UniMatchError):
+    with pytest.raises(JudgeRequestError):
         judge_feedback(FEEDBACK[:1], [CONTEXT], "math-feedback", **llm)
     server.responder = answer
     before = server.request_count

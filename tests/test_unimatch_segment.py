@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 import unimatch_metric
 from sefora_llm.client import ReplyError
-from sefora_llm.options import Options
+from unimatch_metric.options import Options
 from unimatch_metric.segmenters import SEGMENTERS, split_rules, units_from_delimited
 
 

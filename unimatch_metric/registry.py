@@ -1,5 +1,5 @@
 """The seam between UniMatch and its segmentation/scoring backends: a name -> factory
-registry with the "auto" and "offline" aliases, and the cache lookup around every backend.
+registry with the "auto" and "offline" aliases.
 
 A later learned backend registers itself under a new name and becomes the offline default
 by changing ``Registry.offline``; the baselines stay selectable by name.
@@ -7,13 +7,11 @@ by changing ``Registry.offline``; the baselines stay selectable by name.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
-from sefora_llm.cache import Cache, make_key
 from sefora_llm.client import llm_configured
-from sefora_llm.options import Options
-from unimatch_metric.errors import UniMatchError
+from unimatch_metric.options import Options
 
 B = TypeVar("B")
 X = TypeVar("X", bound=Hashable)
@@ -64,34 +62,3 @@ class Registry(Generic[B]):
         if not isinstance(spec, str):
             raise TypeError(f"{self.kind} must be a name or a callable, got {type(spec).__name__}")
         return self._factories[self.resolve_name(spec, options)](options)
-
-
-def run_cached(
-    namespace: Sequence[str] | None,
-    cache: Cache | None,
-    items: Sequence[X],
-    key_of: Callable[[X], tuple[str, ...]],
-    run: Callable[[list[X]], list[Y | UniMatchError]],
-) -> list[Y | UniMatchError]:
-    """``run(items)`` with the results already in ``cache`` taken from there.
-
-    ``namespace`` identifies the backend configuration (None: the backend is not cached);
-    successful new results are stored, failures never are.
-    """
-    if namespace is None or cache is None:
-        return run(list(items))
-    keys = [make_key(namespace, *key_of(item)) for item in items]
-    found = cache.get_many(keys)
-    todo = [i for i, key in enumerate(keys) if key not in found]
-    fresh = run([items[i] for i in todo]) if todo else []
-    cache.put_many(
-        {
-            keys[i]: result
-            for i, result in zip(todo, fresh, strict=True)
-            if not isinstance(result, UniMatchError)
-        }
-    )
-    results: list[Y | UniMatchError] = [found.get(key) for key in keys]  # type: ignore[misc]
-    for i, result in zip(todo, fresh, strict=True):
-        results[i] = result
-    return results

@@ -28,11 +28,12 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from sefora_llm.cache import run_cached
 from sefora_llm.client import LLMClient, ReplyError, parse_json_object
-from sefora_llm.options import Options
-from unimatch_metric.errors import UniMatchError
+from unimatch_metric.errors import BackendError, UniMatchError
+from unimatch_metric.options import Options
 from unimatch_metric.prompts import PROMPT_VERSION, SCORE_SYSTEM, score_user_message
-from unimatch_metric.registry import Registry, run_cached
+from unimatch_metric.registry import Registry
 
 Pair = tuple[str, str]
 
@@ -169,7 +170,7 @@ class LLMScorer:
     name = "llm"
 
     def __init__(self, options: Options) -> None:
-        self.client = LLMClient(options.llm_settings())
+        self.client = LLMClient(options.llm_settings(), failure=BackendError)
         self.batch_size = options.batch_size
         self.progress = options.progress
         self.cache_namespace = (

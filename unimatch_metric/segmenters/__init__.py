@@ -24,16 +24,17 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from sefora_llm.cache import run_cached
 from sefora_llm.client import LLMClient, ReplyError
-from sefora_llm.options import Options
-from unimatch_metric.errors import UniMatchError
+from unimatch_metric.errors import BackendError, UniMatchError
+from unimatch_metric.options import Options
 from unimatch_metric.prompts import (
     PROMPT_VERSION,
     SEGMENT_SYSTEM,
     UNIT_DELIMITER,
     segment_user_message,
 )
-from unimatch_metric.registry import Registry, run_cached
+from unimatch_metric.registry import Registry
 
 Units = list[str]
 
@@ -192,7 +193,7 @@ class LLMSegmenter:
     name = "llm"
 
     def __init__(self, options: Options) -> None:
-        self.client = LLMClient(options.llm_settings())
+        self.client = LLMClient(options.llm_settings(), failure=BackendError)
         self.progress = options.progress
         self.cache_namespace = (
             "segment",
@@ -230,7 +231,7 @@ class LLMSegmenter:
         for text in texts:
             if UNIT_DELIMITER in text:
                 results.append(
-                    UniMatchError(f"the text contains the unit delimiter {UNIT_DELIMITER!r}")
+                    BackendError(f"the text contains the unit delimiter {UNIT_DELIMITER!r}")
                 )
             else:
                 results.append(done.get(text, []))

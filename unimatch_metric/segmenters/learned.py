@@ -32,9 +32,9 @@ from typing import Any
 import numpy as np
 
 from sefora_common import jsonl
-from sefora_llm.options import Options
 from unimatch_metric.encoder import TunedEncoder, _torch, layer_states
-from unimatch_metric.errors import UniMatchError
+from unimatch_metric.errors import UniMatchError, UniMatchInputError
+from unimatch_metric.options import Options
 from unimatch_metric.segmenters import _sentence_cuts
 from unimatch_metric.trees import fit_trees, predict_proba, predict_raw
 
@@ -574,8 +574,8 @@ class LearnedScorer:
 
 
 def read_jsonl(path: Path) -> list[dict]:
-    """The objects of a labelled JSONL file (a bad line is a `CorpusError` naming it)."""
-    return [row for _, row in jsonl.read_jsonl(path)]
+    """The objects of a labelled JSONL file (a bad line is a `UniMatchInputError` naming it)."""
+    return [row for _, row in jsonl.read_jsonl(path, UniMatchInputError)]
 
 
 def _folds(groups: Sequence[str], k: int) -> list[np.ndarray]:
