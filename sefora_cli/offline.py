@@ -14,8 +14,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from unimatch_metric import UniMatchError, score_pairs, segment
-from unimatch_metric.segmenters.learned import MODEL_DIR, pair_label, read_jsonl, train_offline
+from unimatch_metric import score_pairs, segment
+from unimatch_metric.errors import UniMatchInputError
+from unimatch_metric.models import MODEL_DIR
+from unimatch_metric.training.train import pair_label, read_labels, train_offline
 from unimatch_metric.training.validate import score_agreement, segmentation_agreement
 
 LABELS = Path(__file__).resolve().parents[1] / "labels"
@@ -55,15 +57,15 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def _rows(args: argparse.Namespace, keys: tuple[str, ...]) -> list[dict]:
-    rows = read_jsonl(args.file)
+    rows = read_labels(args.file)
     for n, row in enumerate(rows, 1):
         missing = [k for k in keys if k not in row]
         if missing:
-            raise UniMatchError(f"{args.file}: row {n}: missing {', '.join(missing)}")
+            raise UniMatchInputError(args.file, f"row {n}", f"missing {', '.join(missing)}")
     if args.part:
         rows = [r for r in rows if r.get("part") == args.part]
     if not rows:
-        raise UniMatchError(f"{args.file}: no rows to validate on")
+        raise UniMatchInputError(args.file, "", "no rows to validate on")
     return rows
 
 

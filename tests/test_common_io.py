@@ -91,8 +91,9 @@ def test_output_folder_swaps_in_with_the_umask_and_refuses_strangers(tmp_path, u
     stranger = tmp_path / "stranger"
     stranger.mkdir()
     (stranger / "keep.txt").write_text("mine")
-    with pytest.raises(InputError, match="refusing to replace"), output_folder(
-        stranger, ".marker", "test"
+    with (
+        pytest.raises(InputError, match="refusing to replace"),
+        output_folder(stranger, ".marker", "test"),
     ):
         pass
     assert (stranger / "keep.txt").read_text() == "mine"

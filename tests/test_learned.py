@@ -9,18 +9,17 @@ import numpy as np
 import pytest
 
 from sefora_cli.main import main
+from unimatch_metric.models import MODEL_DIR, REFERENCE_FILE
+from unimatch_metric.scorers.learned import LearnedScorer
 from unimatch_metric.segmenters.learned import (
-    MODEL_DIR,
-    REFERENCE_FILE,
-    LearnedScorer,
     LearnedSegmenter,
-    _windows,
     candidate_cuts,
     cut_states,
-    gold_cut_labels,
-    train_offline,
+    windows,
 )
-from unimatch_metric.trees import fit_trees, predict_proba, predict_raw
+from unimatch_metric.training.train import gold_cut_labels, train_offline
+from unimatch_metric.training.trees import fit_trees
+from unimatch_metric.trees import predict_proba, predict_raw
 
 LABELS = Path(__file__).resolve().parents[1] / "labels"
 
@@ -65,7 +64,7 @@ def test_segmenter_units_cover_the_text() -> None:
 
 def test_encoder_windows_give_every_word_piece_room_on_both_sides() -> None:
     for n in (1, 254, 255, 400, 1000, 1017):
-        starts = _windows(n)
+        starts = windows(n)
         assert starts[0] == 0 and all(s >= 0 and s + 254 >= min(n, 254) for s in starts)
         for j in range(n):
             w = max(starts, key=lambda s: min(j - s, s + 254 - j))
@@ -174,12 +173,12 @@ def test_validate_cli(tmp_path: Path, capsys) -> None:
 
 def test_card_reports_the_shipped_models_validation_figures() -> None:
     from unimatch_metric import MODULE_PATH, score_pairs, segment
-    from unimatch_metric.segmenters.learned import pair_label, read_jsonl
+    from unimatch_metric.training.train import pair_label, read_labels
     from unimatch_metric.training.validate import score_agreement, segmentation_agreement
 
     card = (Path(MODULE_PATH) / "README.md").read_text(encoding="utf-8")
-    seg = [r for r in read_jsonl(LABELS / "segments.jsonl") if r["part"] == "validation"]
-    pairs = [r for r in read_jsonl(LABELS / "pairs.jsonl") if r["part"] == "validation"]
+    seg = [r for r in read_labels(LABELS / "segments.jsonl") if r["part"] == "validation"]
+    pairs = [r for r in read_labels(LABELS / "pairs.jsonl") if r["part"] == "validation"]
     s = segmentation_agreement(
         [r["units"] for r in seg],
         segment([r["text"] for r in seg], segmenter="learned", use_cache=False),
@@ -213,7 +212,7 @@ def test_card_offline_example_is_what_the_shipped_models_print() -> None:
 
 
 def test_fine_tuned_layers_leave_the_embedding_baseline_untouched() -> None:
-    from unimatch_metric.scorers import load_embedding_model
+    from unimatch_metric.encoder import load_embedding_model
 
     texts = ["Nice hook.", "Cite a source for the second claim.", "Who is she?"]
     tuned, original = LearnedScorer().encoder.encode(texts)

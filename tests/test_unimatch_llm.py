@@ -18,7 +18,7 @@ import unimatch_metric
 from tests.fake_openai_server import FakeOpenAIServer, Reply, Request
 from unimatch_metric import UniMatchError
 from unimatch_metric.prompts import SCORE_SYSTEM, SEGMENT_SYSTEM, UNIT_DELIMITER
-from unimatch_metric.segmenters import split_rules
+from unimatch_metric.segmenters.rules import split_rules
 
 SECRET = "sk-test-SECRET-7f3a9c0e5b1d4a2f"
 PAIR_BLOCK = re.compile(r"^Pair (\S+)\nA: (.*)\nB: (.*)$", flags=re.MULTILINE)

@@ -22,3 +22,8 @@ class UniMatchInputError(UniMatchError, InputError):
 
 class ModelFileError(UniMatchError):
     """A learned model file that is missing or unreadable (``sefora train-offline`` makes it)."""
+
+
+def as_backend_error(err: LLMRequestError) -> BackendError:
+    """``err`` as a `BackendError` (the LLM backends' client already raises that type)."""
+    return err if isinstance(err, BackendError) else BackendError(str(err))
