@@ -13,8 +13,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from feedback_judges.dpo import ScoredFeedback, preference_pairs, scored_feedback
 from feedback_judges.errors import JudgeInputError
-from feedback_judges.rubric import ScoredFeedback, preference_pairs, scored_feedback
 from sefora_common.io import write_text
 from sefora_common.jsonl import read_jsonl
 

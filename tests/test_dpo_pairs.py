@@ -10,8 +10,8 @@ from itertools import combinations
 import pytest
 from datasets import Dataset
 
+from feedback_judges.dpo import ScoredFeedback, preference_pairs
 from feedback_judges.errors import JudgeInputError
-from feedback_judges.rubric import ScoredFeedback, preference_pairs
 from sefora_cli import pairs as pairs_cli
 
 

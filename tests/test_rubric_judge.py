@@ -12,13 +12,13 @@ import evaluate
 import pytest
 
 from feedback_judges.errors import JudgeRequestError
-from feedback_judges.rubric import (
+from feedback_judges.judge import (
     JUDGE_SYSTEM,
     MODULE_PATH,
     RubricJudge,
     judge_feedback,
-    load_rubric,
 )
+from feedback_judges.rubric import load_rubric
 from sefora_llm.cache import CACHE_FILENAME
 from tests.fake_openai_server import FakeOpenAIServer, Reply, Request
 

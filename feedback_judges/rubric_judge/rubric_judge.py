@@ -1,12 +1,12 @@
 # Copyright 2026 SEFORA toolkit contributors. Licensed under the Apache License, Version 2.0.
-"""Rubric judge metric: a thin `evaluate` wrapper over ``feedback_judges.rubric``."""
+"""Rubric judge metric: a thin `evaluate` wrapper over the ``feedback_judges`` library."""
 
 import inspect
 
 import datasets
 import evaluate
 
-from feedback_judges import rubric as rubric_lib
+import feedback_judges
 
 _CITATION = """\
 @misc{rubric_judge,
@@ -64,12 +64,12 @@ class RubricJudge(evaluate.Metric):
 
     def __init__(self, config_name=None, cache_dir=None, **kwargs):
         module_kwargs = {key: kwargs.pop(key) for key in _MODULE_ARGS & set(kwargs)}
-        name = rubric_lib.DEFAULT_RUBRIC if config_name in (None, "default") else config_name
-        self._rubric = rubric_lib.load_rubric(name)
+        name = feedback_judges.DEFAULT_RUBRIC if config_name in (None, "default") else config_name
+        self._rubric = feedback_judges.load_rubric(name)
         super().__init__(config_name=config_name, cache_dir=cache_dir, **module_kwargs)
         if cache_dir is not None:
             kwargs.setdefault("cache_dir", cache_dir)
-        self._judge = rubric_lib.RubricJudge(self._rubric, **kwargs)
+        self._judge = feedback_judges.RubricJudge(self._rubric, **kwargs)
 
     def _info(self):
         context = {c.name: _STRING for c in self._rubric.context}
