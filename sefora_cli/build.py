@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
-from sefora_dataset.build import SAMPLE_SOURCE, build_dataset
+from sefora_dataset import SAMPLE_SOURCE
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Any) -> None:
     """Add the ``build`` subcommand."""
     parser = subparsers.add_parser(
         "build",
-        help="build the dataset (Arrow shards + card) from a corpus folder",
         description="Build the four configs (essays, drafts, paragraphs, annotations) from a "
         "folder in the SEFORA layout holding JSON and/or annotated PDF/DOCX drafts.",
     )
@@ -28,6 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build, then print the row counts as JSON."""
+    from sefora_dataset.build import build_dataset  # loads `datasets`: only when building
+
     summary = build_dataset(args.source, args.out, progress=not args.quiet)
     print(json.dumps({"out": args.out, **summary}, indent=2))
     return 0

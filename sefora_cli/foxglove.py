@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from sefora_dataset.foxglove import build_foxglove
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Any) -> None:
     """Add the ``build-foxglove`` subcommand."""
     parser = subparsers.add_parser(
         "build-foxglove",
-        help="build the FOXGLOVE dataset (essays, comments, ratings) from its CSV files",
         description="Read essay_goals.csv, feedback.csv, ratings_global.csv and "
         "ratings_items.csv from a FOXGLOVE copy, check them, and write the essays, comments "
         "and ratings configs as Arrow shards with a dataset card.",

@@ -23,11 +23,10 @@ from unimatch_metric.training.validate import score_agreement, segmentation_agre
 LABELS = Path(__file__).resolve().parents[1] / "labels"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Any) -> None:
     """Add the three subcommands."""
     train = subparsers.add_parser(
         "train-offline",
-        help="retrain the learned offline segmenter and scorer from labelled data",
     )
     train.add_argument("--labels", type=Path, default=LABELS, help="folder with the JSONL files")
     train.add_argument("--out", type=Path, default=MODEL_DIR, help="where to write the models")
@@ -38,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ("validate-segmenter", LABELS / "segments.jsonl", "segmenter"),
         ("validate-scorer", LABELS / "pairs.jsonl", "scorer"),
     ):
-        p = subparsers.add_parser(name, help=f"agreement of a {kind} with labelled data")
+        p = subparsers.add_parser(name)
         p.add_argument("file", type=Path, nargs="?", default=default, help="labelled JSONL")
         p.add_argument(f"--{kind}", default="offline", help="backend name (default: offline)")
         p.add_argument("--part", help="only rows whose 'part' is this (e.g. validation)")

@@ -12,6 +12,7 @@ import argparse
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from feedback_judges.dpo import ScoredFeedback, preference_pairs, scored_feedback
 from feedback_judges.errors import JudgeInputError
@@ -19,11 +20,10 @@ from sefora_common.io import write_text
 from sefora_common.jsonl import read_jsonl
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Any) -> None:
     """Add the ``dpo-pairs`` subcommand."""
     parser = subparsers.add_parser(
         "dpo-pairs",
-        help="export DPO preference pairs from scored feedback (JSONL)",
         description="For each prompt, pair every two feedback texts with different scores "
         "(the higher one chosen); with --mismatched, also prefer each prompt's best feedback "
         "over the best feedback of the other prompts of its group and of random other "

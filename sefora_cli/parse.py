@@ -7,17 +7,17 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from sefora_common.io import write_text
 from sefora_dataset.errors import ParseError, SeforaError
 from sefora_dataset.parsers import SUFFIXES, load_legend, parse_file
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Any) -> None:
     """Add the ``parse`` subcommand."""
     parser = subparsers.add_parser(
         "parse",
-        help="parse annotated PDF/DOCX drafts into corpus-format JSON",
         description="Parse annotated PDF/DOCX student drafts (files, or folders searched "
         "recursively for *.pdf and *.docx) into one <stem>.json per input in --out, in "
         "the SEFORA draft JSON format. A file that cannot be parsed is reported with "

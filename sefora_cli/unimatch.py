@@ -18,11 +18,10 @@ from unimatch_metric import unimatch
 from unimatch_metric.errors import UniMatchInputError
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Any) -> None:
     """Add the ``unimatch`` subcommand."""
     parser = subparsers.add_parser(
         "unimatch",
-        help="score generated feedback against instructor comments with UniMatch",
         description="Score a JSONL file of paragraphs ({'prediction': ..., 'references': "
         "[...]} per line) with UniMatch and print the result as JSON.",
     )

@@ -18,7 +18,7 @@ from datasets import Features
 
 from sefora_common.io import check_output_folder, output_folder, write_bytes, write_text
 
-from . import __version__
+from . import SAMPLE_SOURCE, __version__
 from .card import render_card
 from .errors import CorpusError
 from .read import Draft, Essay, read_corpus
@@ -29,7 +29,6 @@ SPLITS = ("train", "validation", "test")
 #: [80, 90) to validation, [90, 100) to test.
 SPLIT_BUCKETS = ((80, "train"), (90, "validation"), (100, "test"))
 BUILD_INFO = ".sefora-build.json"
-SAMPLE_SOURCE = Path(__file__).parent / "sample" / "SEFORA-sample"
 
 
 def split_of(student_id: str) -> str:

@@ -5,96 +5,22 @@ important point in a fixed format), guided (list the six feedback categories), r
 the assignment prompt and rubric), few-shot (five instructor comments, one per category) and
 chain-of-thought (reasoning, then a marked final answer). Its id spells the toggles, e.g.
 ``v2-guided-rubric-zs`` or ``v1-unguided-norubric-zs-cot``. Every prompt text is this
-project's own wording. ``sefora configs`` lists the ids.
+project's own wording. ``sefora configs`` lists the ids; `sefora_grid.categories` holds
+the categories and few-shot exemplars, `sefora_grid.extract` reads the replies.
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import itertools
 import json
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from sefora_grid.categories import CATEGORIES, Exemplar
 from sefora_grid.errors import ConfigError, GridError
 
-#: The six feedback categories of the guided setting, each with the description shown to
-#: the model.
-CATEGORIES: dict[str, str] = {
-    "Task Constraints": "whether the paragraph meets the assignment's requirements "
-    "(prompt, genre, length, sources, citation style, formatting)",
-    "Concepts": "the ideas themselves: the central idea, claims, reasoning, accuracy, "
-    "and how the paragraph serves the essay's purpose",
-    "Elaboration": "places to develop further: more detail, an example, a scene, evidence "
-    "or an explanation the reader needs",
-    "Clarification": "wording, sentences or ideas a reader finds unclear, ambiguous or "
-    "confusing, often asked as a question",
-    "Mistakes": "errors of grammar, spelling, punctuation, tense, word choice or citation format",
-    "Praise": "what works well and should be kept: a strong line, detail, image or move",
-}
-
-#: The keyword rule that assigns a category to an instructor comment when few-shot
-#: exemplars are picked: the first category (in this order) with a matching pattern wins;
-#: comments matching none are never exemplars. Mistakes and task constraints are checked
-#: first, and praise only counts without a question or a "but", because instructors often
-#: soften a correction or a request with a compliment.
-CATEGORY_KEYWORDS: tuple[tuple[str, str], ...] = (
-    (
-        "Mistakes",
-        r"\b(grammar|grammatical|spell\w*|typo\w*|punctuat\w*|comma\w*|apostrophe\w*|"
-        r"tense|run-on|runs on|fragment|capitali[sz]\w*|subject-verb|agreement|"
-        r"word choice|one word|two words|repetitive|preposition\w*)\b",
-    ),
-    (
-        "Task Constraints",
-        r"\b(assignment|prompt|rubric|requirement\w*|word count|minimum|maximum|"
-        r"citation\w*|cite|sources?|MLA|APA|format\w*|font|indent\w*|title page|"
-        r"works cited|bibliograph\w*)\b",
-    ),
-    (
-        "Clarification",
-        r"\b(unclear|confus\w*|what do you mean|do you mean|not sure what|not clear|"
-        r"clarify|vague|ambiguous|lost me|hard to follow)\b",
-    ),
-    (
-        "Elaboration",
-        r"\b(expand\w*|elaborat\w*|more detail\w*|develop\w*|tell us more|say more|"
-        r"know more|more about|an example|one example|explain\w*|show us|give us|"
-        r"flesh\w* out|go deeper|dig deeper)\b",
-    ),
-    (  # praise only: no question and no "but"/"however" turning it into a critique
-        "Praise",
-        r"^(?![\s\S]*(\?|\bbut\b|\bhowever\b|\balthough\b))[\s\S]*"
-        r"\b(great|love\w*|lovely|nice|excellent|wonderful|beautiful\w*|good|well done|"
-        r"awesome|fantastic|strong|brilliant|enjoy\w*|effective)\b",
-    ),
-    (
-        "Concepts",
-        r"\b(idea\w*|argument\w*|claim\w*|thesis|logic\w*|reasoning|analys\w*|evidence|"
-        r"focus\w*|purpose|meaning|theme\w*|connect\w*|contradict\w*)\b",
-    ),
-)
-
-_CATEGORY_PATTERNS = [(name, re.compile(p, re.IGNORECASE)) for name, p in CATEGORY_KEYWORDS]
-
-#: Comments outside this word range are not picked as exemplars (too terse to teach the
-#: task, or long enough to crowd the prompt).
-EXEMPLAR_WORDS = (4, 45)
-#: Nor are replies in a conversation with the student ("Yes, ...", "Glad to hear it!"), which
-#: are not feedback on the text.
-_REPLY = re.compile(
-    r"^(yes|yeah|glad|agreed?|thanks?|thank you|ha|lol|exactly|same|ok(ay)?)\b", re.I
-)
-#: The categories of the five few-shot exemplars (the paper uses five, one per category, for
-#: six categories). Task Constraints is left out: its comments enforce one course's own
-#: requirements (a citation style, a word count) and do not transfer to another assignment.
-FEW_SHOT_CATEGORIES = ("Concepts", "Elaboration", "Clarification", "Mistakes", "Praise")
-
 TEMPLATES = ("v1", "v2")
-SHOTS = ("zs", "fs")
 #: The marker that opens the final answer of a chain-of-thought reply.
 FINAL_MARKER = "Final answer:"
 FEEDBACK_LABEL = "Feedback:"
@@ -152,76 +78,6 @@ def all_configs(paper_only: bool = False) -> list[PromptConfig]:
         )
     ]
     return [c for c in configs if c.in_paper_grid or not paper_only]
-
-
-# --- few-shot exemplars ------------------------------------------------------------------
-
-
-def categorize(comment: str) -> str | None:
-    """The category the keyword rule (`CATEGORY_KEYWORDS`) gives a comment, or None."""
-    for name, pattern in _CATEGORY_PATTERNS:
-        if pattern.search(comment):
-            return name
-    return None
-
-
-@dataclass(frozen=True)
-class Exemplar:
-    """An instructor comment used as a few-shot example, with where it came from."""
-
-    category: str
-    comment: str
-    span: str | None
-    annotation_id: str
-    essay_id: str
-
-
-class ExemplarPool:
-    """Candidate exemplars per category from the ``train`` paragraphs, in a fixed order.
-
-    Comments whose words match a single category come before mixed ones; within each group
-    the order is a hash of the annotation's id, so the choice is deterministic and does not
-    depend on the order rows are read in. `pick` takes the first candidate per category
-    whose essay is not the target's.
-    """
-
-    def __init__(self, paragraphs: Iterable[Mapping[str, Any]]) -> None:
-        low, high = EXEMPLAR_WORDS
-        found: dict[str, list[tuple[tuple[bool, str], Exemplar]]]
-        found = {c: [] for c in FEW_SHOT_CATEGORIES}
-        for row in paragraphs:
-            for index, ann in enumerate(row["annotations"]):
-                comment = " ".join(ann["comment"].split())
-                category = categorize(comment)
-                if category not in found or not low <= len(comment.split()) <= high:
-                    continue
-                if _REPLY.match(comment):
-                    continue
-                annotation_id = f"{row['paragraph_id']}_A{index:02d}"
-                span = " ".join((ann.get("text") or "").split()) or None
-                # Clear-cut comments (matching one category's keywords only) come first.
-                mixed = sum(bool(pattern.search(comment)) for _, pattern in _CATEGORY_PATTERNS) > 1
-                rank = (mixed, hashlib.sha256(annotation_id.encode()).hexdigest())
-                found[category].append(
-                    (rank, Exemplar(category, comment, span, annotation_id, row["essay_id"]))
-                )
-        self.candidates = {c: [e for _, e in sorted(items)] for c, items in found.items()}
-
-    def pick(self, essay_id: str) -> list[Exemplar]:
-        """One exemplar per few-shot category, none from ``essay_id``.
-
-        Raises `GridError` when a category has no candidate outside that essay.
-        """
-        chosen = []
-        for category, candidates in self.candidates.items():
-            exemplar = next((e for e in candidates if e.essay_id != essay_id), None)
-            if exemplar is None:
-                raise GridError(
-                    f"few-shot: no {category!r} instructor comment in the train split outside "
-                    f"essay {essay_id} (see CATEGORY_KEYWORDS in sefora_grid/prompts.py)"
-                )
-            chosen.append(exemplar)
-        return chosen
 
 
 # --- prompt text -------------------------------------------------------------------------
@@ -348,86 +204,3 @@ def prompt_hash(messages: Sequence[Mapping[str, str]]) -> str:
     """A short stable hash of the exact messages sent (to tell prompt versions apart)."""
     blob = json.dumps(list(messages), sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
-
-
-# --- reading the reply -------------------------------------------------------------------
-
-_THINK = re.compile(r"<think>.*?(</think>|\Z)", re.DOTALL | re.IGNORECASE)
-_FINAL = re.compile(r"^[\s#*_>-]*final answer[\s*_]*:[\s*_]*", re.IGNORECASE | re.MULTILINE)
-_LABEL = re.compile(
-    r"^[\s#*_>-]*(focus|category|feedback|reasoning)[\s*_]*:[\s*_]*", re.IGNORECASE | re.MULTILINE
-)
-
-
-def extract_feedback(config: PromptConfig, raw: str) -> tuple[str, bool]:
-    """The feedback in a raw reply, and whether the reply followed the asked format.
-
-    Reasoning blocks (``<think>...</think>``) are dropped first. CoT: the text after the
-    last "Final answer:" line; without that line there is no feedback (""), since the
-    reasoning is not feedback. V2: the text of the "Feedback:" field; without that field
-    the whole reply is taken as the feedback. V1: the whole reply. Markdown emphasis
-    around the labels is tolerated.
-    """
-    text = _THINK.sub("", raw).strip()
-    ok = True
-    if config.cot:
-        finals = list(_FINAL.finditer(text))
-        if not finals:
-            return "", False
-        text = text[finals[-1].end() :].strip()
-    if config.template == "v2":
-        labels = list(_LABEL.finditer(text))
-        feedback = [i for i, m in enumerate(labels) if m.group(1).lower() == "feedback"]
-        if feedback:
-            i = feedback[-1]
-            end = labels[i + 1].start() if i + 1 < len(labels) else len(text)
-            text = text[labels[i].end() : end].strip()
-        else:
-            ok = False
-    return text, ok
-
-
-# --- the `sefora configs` command --------------------------------------------------------
-
-
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the ``configs`` subcommand."""
-    parser = subparsers.add_parser(
-        "configs",
-        help="list the prompt configurations of the feedback-generation grid",
-        description="List every prompt configuration id with its toggles. The paper's "
-        "per-model grid is the 20 marked 'paper' (chain-of-thought only with V1 zero-shot).",
-    )
-    parser.add_argument("--paper", action="store_true", help="only the paper's 20 per model")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.set_defaults(func=run_configs)
-
-
-def run_configs(args: argparse.Namespace) -> int:
-    """Print the configurations as a table (or JSON)."""
-    configs = all_configs(paper_only=args.paper)
-    rows = [
-        {
-            "id": c.id,
-            "template": c.template,
-            "guided": c.guided,
-            "rubric": c.rubric,
-            "few_shot": c.few_shot,
-            "cot": c.cot,
-            "paper": c.in_paper_grid,
-        }
-        for c in configs
-    ]
-    if args.json:
-        print(json.dumps(rows, indent=2))
-        return 0
-    width = max(len(r["id"]) for r in rows)
-    print(f"{'id':<{width}}  template  guided  rubric  few-shot  cot  paper")
-    for r in rows:
-        flags = [r["guided"], r["rubric"], r["few_shot"], r["cot"], r["paper"]]
-        marks = ["yes" if f else "-" for f in flags]
-        print(
-            f"{r['id']:<{width}}  {r['template']:<8}  {marks[0]:<6}  {marks[1]:<6}  "
-            f"{marks[2]:<8}  {marks[3]:<3}  {marks[4]}"
-        )
-    return 0

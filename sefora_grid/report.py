@@ -1,4 +1,4 @@
-"""``sefora report``: the experiment grid's tables and plot from ``sefora evaluate`` results.
+"""The experiment grid's tables and plot from ``sefora evaluate`` results.
 
 Writes, next to the results (or to ``--out``): ``report.md`` (a table shaped like the
 paper's Table 3, every configuration, matched-pair effects of each prompt toggle, and the
@@ -8,7 +8,6 @@ and ``units_vs_scores.png``.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import json
@@ -318,28 +317,3 @@ def write_report(
     )
     write_text(paths["markdown"], text + "\n")
     return paths
-
-
-# --- the `sefora report` command ---------------------------------------------------------
-
-
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the ``report`` subcommand."""
-    parser = subparsers.add_parser(
-        "report",
-        help="tables (Markdown, CSV) and the verbosity plot of the evaluated grid",
-        description="Turn the results of `sefora evaluate` into report.md, table3.csv, "
-        "configurations.csv and units_vs_scores.png.",
-    )
-    parser.add_argument("results", type=Path, help="folder written by `sefora evaluate`")
-    parser.add_argument("--out", type=Path, help="output folder (default: the results folder)")
-    parser.add_argument("--average", choices=AVERAGES, default="macro", help="default: macro")
-    parser.set_defaults(func=run_report)
-
-
-def run_report(args: argparse.Namespace) -> int:
-    """Write the report and print where its files are."""
-    paths = write_report(args.results, args.out, args.average)
-    for kind, path in paths.items():
-        print(f"{kind}: {path}")
-    return 0

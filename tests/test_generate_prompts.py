@@ -11,23 +11,24 @@ import pytest
 from datasets import load_dataset
 
 from sefora_dataset import SAMPLE_SOURCE, build_dataset
-from sefora_grid.errors import GridError
-from sefora_grid.generate import parse_configs
-from sefora_grid.prompts import (
+from sefora_grid.categories import (
     CATEGORIES,
     FEW_SHOT_CATEGORIES,
+    Exemplar,
+    ExemplarPool,
+    categorize,
+)
+from sefora_grid.errors import ConfigError, GridError
+from sefora_grid.extract import extract_feedback
+from sefora_grid.generate import parse_configs
+from sefora_grid.prompts import (
     FINAL_MARKER,
     TARGET_END,
     TARGET_START,
-    ConfigError,
-    Exemplar,
-    ExemplarPool,
     PromptConfig,
     PromptInputs,
     all_configs,
     build_messages,
-    categorize,
-    extract_feedback,
     prompt_hash,
 )
 

@@ -12,9 +12,10 @@ import pytest
 from sefora_cli.main import main
 from sefora_dataset import SAMPLE_SOURCE, build_dataset
 from sefora_grid.backends import TransformersBackend
+from sefora_grid.categories import CATEGORIES
 from sefora_grid.context import TokenizerCounter, fit_prompt
 from sefora_grid.errors import GridError
-from sefora_grid.prompts import CATEGORIES, SYSTEM_PROMPT, PromptConfig, PromptInputs
+from sefora_grid.prompts import SYSTEM_PROMPT, PromptConfig, PromptInputs
 
 CHAT_TEMPLATE = (
     "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}\n{% endfor %}"
