@@ -224,7 +224,7 @@ class RubricJudge:
             if error is not None:
                 outcomes.append(as_judge_error(error))
                 continue
-            by_id = {item.id: a for item, a in zip(items, got, strict=True)}  # type: ignore[misc]
+            by_id = {item.id: a for item, a in zip(items, got, strict=True) if isinstance(a, dict)}
             satisfied = self.rubric.satisfied({i: a["answer"] for i, a in by_id.items()})
             outcomes.append(
                 Judgement(

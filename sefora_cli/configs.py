@@ -24,7 +24,7 @@ def register(subparsers: Any) -> None:
 def run_configs(args: argparse.Namespace) -> int:
     """Print the configurations as a table (or JSON)."""
     configs = all_configs(paper_only=args.paper)
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "id": c.id,
             "template": c.template,

@@ -86,7 +86,7 @@ class TransformersBackend:
         self.batch_size = batch_size
         self.device = device
         self.lm = AutoModelForCausalLM.from_pretrained(str(folder), local_files_only=True)
-        self.lm.to(device).eval()
+        self.lm.to(device).eval()  # type: ignore[arg-type]  # transformers' stubs want a model
 
     def generate(self, prompts: Sequence[Messages]) -> list[Generation]:
         """Greedy replies for a batch of prompts (timing is the batch's, shared equally)."""

@@ -83,7 +83,7 @@ def run_identity(path: Path, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any
     """The configuration, model and split of a run file; `GridInputError` if they are mixed."""
     if not rows:
         raise GridInputError(path, "", "the run file has no rows")
-    identity = {}
+    identity: dict[str, Any] = {}
     for key in ("configuration", "model", "split"):
         values = {row.get(key) for row in rows}
         if len(values) != 1 or None in values:

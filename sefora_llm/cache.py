@@ -18,8 +18,6 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sefora_llm.errors import LLMRequestError
-
 X = TypeVar("X", bound=Hashable)
 Y = TypeVar("Y")
 
@@ -132,12 +130,12 @@ def run_cached(
     cache: Cache | None,
     items: Sequence[X],
     key_of: Callable[[X], tuple[str, ...]],
-    run: Callable[[list[X]], list[Y | LLMRequestError]],
-) -> list[Y | LLMRequestError]:
+    run: Callable[[list[X]], list[Y]],
+) -> list[Y]:
     """``run(items)`` with the results already in ``cache`` taken from there.
 
     ``namespace`` identifies the backend configuration (None: the backend is not cached);
-    successful new results are stored, failures never are.
+    successful new results are stored, failures (results that are exceptions) never are.
     """
     if namespace is None or cache is None:
         return run(list(items))
@@ -149,10 +147,10 @@ def run_cached(
         {
             keys[i]: result
             for i, result in zip(todo, fresh, strict=True)
-            if not isinstance(result, LLMRequestError)
+            if not isinstance(result, Exception)
         }
     )
-    results: list[Y | LLMRequestError] = [found.get(key) for key in keys]  # type: ignore[misc]
+    results: list[Y] = [found.get(key) for key in keys]  # type: ignore[misc]  # filled below
     for i, result in zip(todo, fresh, strict=True):
         results[i] = result
     return results

@@ -38,11 +38,7 @@ def app():
     return module
 
 
-@pytest.fixture(autouse=True)
-def private_cache(monkeypatch, tmp_path):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    for var in ("UNIMATCH_MODEL", "UNIMATCH_BASE_URL", "UNIMATCH_API_KEY", "OPENAI_API_KEY"):
-        monkeypatch.delenv(var, raising=False)
+pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 def word_overlap_judge(request: Request) -> Reply:

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from datasets import load_dataset
 
-from sefora_dataset import SAMPLE_SOURCE, build_dataset
 from sefora_grid.categories import (
     CATEGORIES,
     FEW_SHOT_CATEGORIES,
@@ -188,10 +187,8 @@ def test_exemplar_pool_error_when_only_the_target_essay_has_a_category() -> None
         pool.pick("E0")
 
 
-def test_exemplars_from_the_sample_train_split(tmp_path: Path) -> None:
-    out = tmp_path / "ds"
-    build_dataset(SAMPLE_SOURCE, out, progress=False)
-    rows = list(load_dataset(str(out), "paragraphs", split="train"))
+def test_exemplars_from_the_sample_train_split(sample_dataset: Path) -> None:
+    rows = list(load_dataset(str(sample_dataset), "paragraphs", split="train"))
     essays = {r["essay_id"] for r in rows}
     assert len(essays) > 1
     pool = ExemplarPool(rows)

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from sefora_cli.main import main
-from sefora_dataset import SAMPLE_SOURCE, build_dataset
 from sefora_grid.errors import GridInputError
 from sefora_grid.generate import load_targets
 from sefora_grid.runs import RunWriter, read_rows
@@ -27,10 +26,8 @@ RUN_FILE = f"{CONFIG}__{MODEL}.jsonl"
 
 
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("resume") / "sefora"
-    build_dataset(SAMPLE_SOURCE, out, progress=False)
-    return out
+def dataset(sample_dataset: Path) -> Path:
+    return sample_dataset
 
 
 def answer(request: Request) -> Reply:

@@ -20,9 +20,9 @@ from feedback_judges.judge import (
 )
 from feedback_judges.rubric import load_rubric
 from sefora_llm.cache import CACHE_FILENAME
-from tests.fake_openai_server import FakeOpenAIServer, Reply, Request
+from tests.fake_openai_server import TEST_API_KEY, FakeOpenAIServer, Reply, Request
 
-SECRET = "sk-test-RUBRIC-4b8e1f0a9c3d7e2b"
+SECRET = TEST_API_KEY
 MATH = load_rubric("math-feedback")
 ESSAY = load_rubric("essay-feedback")
 ITEM_LINE = re.compile(r"^I(\d+)\. (.*)$", flags=re.MULTILINE)
@@ -87,19 +87,6 @@ def answer(request: Request, drop: str | None = None) -> Reply:
 def server():
     with FakeOpenAIServer(responder=answer) as srv:
         yield srv
-
-
-@pytest.fixture
-def llm(server, tmp_path):
-    return {
-        "model": "fake-judge",
-        "base_url": server.base_url,
-        "api_key": SECRET,
-        "cache_dir": tmp_path / "cache",
-        "backoff": 0.01,
-        "max_retries": 2,
-        "request_timeout": 5.0,
-    }
 
 
 FEEDBACK = list(ANSWERS)

@@ -86,9 +86,10 @@ def score_pairs(
     ``options`` are UniMatch options (``model``, ``base_url``, ``api_key``, ``batch_size``,
     ``cache_dir``, ...). Raises `UniMatchError` if a pair cannot be scored.
     """
-    pairs = [tuple(pair) for pair in pairs]
-    if not all(len(pair) == 2 and all(isinstance(t, str) for t in pair) for pair in pairs):
+    checked = [tuple(pair) for pair in pairs]
+    if not all(len(pair) == 2 and all(isinstance(t, str) for t in pair) for pair in checked):
         raise TypeError("pairs must be (instructor unit, model unit) tuples of two strings")
+    pairs = [(a, b) for a, b in checked]
     opts = Options.from_kwargs(scorer=scorer, **options)
     backend = SCORERS.create(opts.scorer, opts)
     results = []

@@ -48,11 +48,11 @@ class CallableScorer:
         """Call the function once on all pairs and check what it returns."""
         if not pairs:
             return []
-        scores = [float(s) for s in self.func(list(pairs))]
+        scores: list[float | UniMatchError] = [float(s) for s in self.func(list(pairs))]
         if len(scores) != len(pairs):
             raise ValueError(
                 f"scorer {self.name} returned {len(scores)} scores for {len(pairs)} pairs"
             )
-        if not all(math.isfinite(s) and 0 <= s <= 4 for s in scores):
+        if not all(isinstance(s, float) and math.isfinite(s) and 0 <= s <= 4 for s in scores):
             raise ValueError(f"scorer {self.name} must return finite scores between 0 and 4")
         return scores

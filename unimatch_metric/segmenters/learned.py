@@ -302,7 +302,7 @@ def mean_probabilities(
     ]
 
 
-def cut_units(text: str, accept: Sequence[bool]) -> list[str]:
+def cut_units(text: str, accept: Sequence[bool] | np.ndarray) -> list[str]:
     """The units of ``text`` cut at the accepted candidate cuts."""
     keep = [c[0] for c, ok in zip(candidate_cuts(text), accept, strict=True) if ok]
     return [piece for piece in _pieces(text, keep) if piece]

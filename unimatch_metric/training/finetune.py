@@ -41,7 +41,7 @@ def fine_tune(
     encoder: TunedEncoder,
     states: Sequence[Any],
     pairs: Sequence[tuple[int, int]],
-    scores: Sequence[float],
+    scores: Sequence[float] | np.ndarray,
     progress: bool = True,
 ) -> None:
     """Train ``encoder``'s tuned top layers so that the cosine of each pair nears score/4.

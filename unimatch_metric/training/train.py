@@ -85,7 +85,7 @@ def read_labels(path: Path) -> list[dict]:
     return [row for _, row in jsonl.read_jsonl(path, UniMatchInputError)]
 
 
-def _folds(groups: Sequence[str], k: int) -> list[np.ndarray]:
+def _folds(groups: Sequence[str], k: int) -> np.ndarray:
     """Fold index (0..k-1) of each row, keeping every group in one fold (deterministic)."""
     order = sorted(set(groups))
     fold_of = {g: i % k for i, g in enumerate(order)}

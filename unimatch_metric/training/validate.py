@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from scipy import stats
 
 
@@ -94,7 +95,9 @@ class ScoreAgreement:
     n_pairs: int
 
 
-def score_agreement(labels: Sequence[float], predictions: Sequence[float]) -> ScoreAgreement:
+def score_agreement(
+    labels: Sequence[float], predictions: Sequence[float] | np.ndarray
+) -> ScoreAgreement:
     """Pearson, Spearman and mean absolute error of predicted 0-4 scores against labels."""
     if len(labels) != len(predictions):
         raise ValueError(f"{len(labels)} labels but {len(predictions)} predictions")
