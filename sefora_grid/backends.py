@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Protocol
 
 from sefora_grid.context import TokenCounter, TokenizerCounter
-from sefora_grid.errors import GridError
+from sefora_grid.errors import GenerationError, GridError
 
 Messages = Sequence[Mapping[str, str]]
 
@@ -149,7 +149,8 @@ class OpenAIBackend:
                 timeout=timeout,
                 max_retries=max_retries,
                 concurrency=concurrency,
-            )
+            ),
+            failure=GenerationError,
         )
         self.model = model
         self.counter = counter
