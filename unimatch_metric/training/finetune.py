@@ -8,7 +8,7 @@ pooling, normalised; the cosine of the two units regressed on score / 4).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -43,16 +43,17 @@ def fine_tune(
     pairs: Sequence[tuple[int, int]],
     scores: Sequence[float] | np.ndarray,
     progress: bool = True,
+    params: Mapping[str, Any] = FIT_PARAMS,
 ) -> None:
     """Train ``encoder``'s tuned top layers so that the cosine of each pair nears score/4.
 
     ``states`` are `bottom_states` of the texts that ``pairs`` index, computed once and
-    shared by every encoder trained on them.
+    shared by every encoder trained on them; ``params`` is the recipe (`FIT_PARAMS`).
     """
     from tqdm.auto import tqdm
 
     torch = import_torch()
-    p = FIT_PARAMS
+    p = params
     left = np.asarray([a for a, _ in pairs])
     right = np.asarray([b for _, b in pairs])
     target = torch.tensor(np.asarray(scores) / 4.0, dtype=torch.float32)

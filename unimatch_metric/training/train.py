@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,7 @@ from unimatch_metric.segmenters.learned import (
     segment_with,
     segmenter_features,
 )
-from unimatch_metric.training.finetune import fine_tune
+from unimatch_metric.training.finetune import FIT_PARAMS, fine_tune
 from unimatch_metric.training.trees import fit_trees
 from unimatch_metric.training.validate import score_agreement, segmentation_agreement
 
@@ -125,7 +125,7 @@ def _write_reference(
 
 
 def _fit_scorer(
-    pair_train: list[dict], progress: bool
+    pair_train: list[dict], progress: bool, fit_params: Mapping[str, Any]
 ) -> tuple[dict[str, np.ndarray], TunedEncoder]:
     """Fine-tune MiniLM on all pairs, and fit the trees on out-of-fold features.
 
@@ -150,13 +150,13 @@ def _fit_scorer(
     for f in range(SCORER_FOLDS):
         inside, held = np.flatnonzero(fold != f), np.flatnonzero(fold == f)
         encoder = TunedEncoder()
-        fine_tune(encoder, states, [index[i] for i in inside], y[inside], progress)
+        fine_tune(encoder, states, [index[i] for i in inside], y[inside], progress, fit_params)
         parts.append((held, pair_features([pairs[i] for i in held], encoder)))
     x = np.zeros((len(pairs), parts[0][1].shape[1]))
     for held, features in parts:
         x[held] = features
     encoder = TunedEncoder()
-    fine_tune(encoder, states, index, y, progress)
+    fine_tune(encoder, states, index, y, progress, fit_params)
     model = {
         **fit_trees(x, y, False),
         **{TUNED_PREFIX + k: v for k, v in encoder.weights().items()},
@@ -214,12 +214,15 @@ def train_offline(
     limit: int | None = None,
     cut_thresholds: Sequence[float] = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65),
     progress: bool = True,
+    fit_params: Mapping[str, Any] = FIT_PARAMS,
 ) -> dict[str, Any]:
     """Fit both learned models on the ``train`` part of ``labels_dir`` and save them.
 
     The segmenter's probability threshold is chosen by 5-fold cross-validation (grouped
     by paragraph, lowest WindowDiff); figures on the held-out ``validation`` part are
-    returned. ``limit`` keeps only the first rows of each file (for quick checks).
+    returned. ``limit`` keeps only the first rows of each file and ``fit_params`` replaces
+    the fine-tuning recipe (`FIT_PARAMS`), both for quick checks; the defaults make the
+    shipped models.
     """
     from tqdm.auto import tqdm
 
@@ -243,7 +246,7 @@ def train_offline(
         )
     steps.update()
 
-    score_model, encoder = _fit_scorer(pair_train, progress)
+    score_model, encoder = _fit_scorer(pair_train, progress, fit_params)
     report["scorer"] = {"train_pairs": len(pair_train)}
     steps.update()
     if pair_val:
