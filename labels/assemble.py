@@ -15,6 +15,8 @@ import json
 import re
 from pathlib import Path
 
+from sefora_common import jsonl
+
 HERE = Path(__file__).parent
 RAW = HERE / "raw"
 RAW_V2 = RAW / "v2"
@@ -23,7 +25,7 @@ SECOND_OPINIONS_V2 = {"R5", "T3"}
 
 
 def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    return [row for _, row in jsonl.read_jsonl(path)]
 
 
 def read_delivered(path: Path) -> list[dict]:
