@@ -112,6 +112,34 @@ def segments(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
         if t["text_id"] in second:
             row["annotator_2"], row["units_2"] = second[t["text_id"]]
         rows.append(with_v2_units(row, v2))
+    return rows + new_texts(items, v2)
+
+
+def new_texts(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
+    """The v2 round's new model-style texts (writers N and O) with their v2 units."""
+    rows = []
+    for path in sorted((HERE / "material" / "v2").glob("seg_new_*.jsonl")):
+        for t in read_jsonl(path):
+            labelled = v2.get(t["text_id"], {})
+            if not labelled:
+                continue  # not segmented yet
+            name = sorted(labelled)[0]
+            item_id, writer, style = t["text_id"].split("-")
+            item = items[item_id]
+            rows.append(
+                {
+                    "text_id": t["text_id"],
+                    "item_id": item_id,
+                    "paragraph_id": item["paragraph_id"],
+                    "part": item["part"],
+                    "source": "model",
+                    "style": style,
+                    "text": t["text"],
+                    "units": verbatim(t["text"], labelled[name]),
+                    "annotator": name,
+                    "guideline": "v2",
+                }
+            )
     return rows
 
 
@@ -168,6 +196,32 @@ def pairs(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
                 if len(names) > 1:
                     row["score_2"], row["annotator_2"] = scores[names[1]], names[1]
                 rows.append(with_v2_score(row, v2))
+    return rows + new_pairs(items, v2)
+
+
+def new_pairs(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
+    """Pairs of the instructor's v2 units with the new texts' units, as scored under v2."""
+    rows = []
+    for path in sorted((HERE / "material" / "v2").glob("score_new_chunk*.jsonl")):
+        for item in read_jsonl(path):
+            for p in item["pairs"]:
+                scored = v2.get(p["pair_id"], {})
+                primary = sorted(n for n in scored if n not in SECOND_OPINIONS_V2)
+                if not primary:
+                    continue  # not scored yet
+                rows.append(
+                    {
+                        "pair_id": p["pair_id"],
+                        "item_id": item["item_id"],
+                        "paragraph_id": items[item["item_id"]]["paragraph_id"],
+                        "part": items[item["item_id"]]["part"],
+                        "a": p["a"],
+                        "b": p["b"],
+                        "score": scored[primary[0]],
+                        "annotator": primary[0],
+                        "guideline": "v2",
+                    }
+                )
     return rows
 
 
@@ -195,7 +249,7 @@ def agreement(seg: list[dict], pr: list[dict]) -> list[str]:
     """Lines reporting the v2 double-labelled subsets' agreement and how v2 moved v1 labels."""
     from scipy import stats
 
-    from unimatch_metric.validate import segmentation_agreement
+    from unimatch_metric.training.validate import segmentation_agreement
 
     out = []
     for part in ("train", "validation", None):
@@ -219,7 +273,7 @@ def agreement(seg: list[dict], pr: list[dict]) -> list[str]:
                 f"{s.window_diff:.3f}, boundary P {s.precision:.2f} / R {s.recall:.2f} / "
                 f"F1 {s.f1:.2f}"
             )
-    moved = [r for r in pr if r["guideline"] == "v2"]
+    moved = [r for r in pr if "score_v1" in r]
     if moved:
         changed = sum(r["score"] != r["score_v1"] for r in moved)
         shift = sum(r["score"] - r["score_v1"] for r in moved) / len(moved)
@@ -227,7 +281,7 @@ def agreement(seg: list[dict], pr: list[dict]) -> list[str]:
             f"v2 re-scores: {len(moved)} pairs, {changed} ({changed / len(moved):.0%}) differ "
             f"from v1, mean change {shift:+.2f}"
         )
-    resegmented = [r for r in seg if r["guideline"] == "v2"]
+    resegmented = [r for r in seg if "units_v1" in r]
     if resegmented:
         changed = sum(r["units"] != r["units_v1"] for r in resegmented)
         out.append(f"v2 re-segmentations: {len(resegmented)} texts, {changed} differ from v1")
@@ -244,11 +298,11 @@ def main() -> None:
     seg_v2, seg_conflicts = v2_labels("seg_T*.jsonl", "text_id", "units")
     seg = segments(items, seg_v2)
     write_jsonl(HERE / "segments.jsonl", seg)
-    waiting = (
-        len(read_jsonl(HERE / "material" / "seg_instructor.jsonl"))
-        + len(read_jsonl(HERE / "material" / "seg_model.jsonl"))
-        - len(seg)
-    )
+    waiting = sum(
+        len(read_jsonl(path))
+        for path in (HERE / "material").glob("**/seg_*.jsonl")
+        if path.name.startswith(("seg_instructor", "seg_model", "seg_new_"))
+    ) - len(seg)
     v2_texts = sum(r["guideline"] == "v2" for r in seg)
     print(
         f"segments.jsonl: {len(seg)} texts ({waiting} in material not segmented yet), "
@@ -257,7 +311,11 @@ def main() -> None:
     pair_v2, pair_conflicts = v2_labels("pairs_R*.jsonl", "pair_id", "score")
     pr = pairs(items, pair_v2)
     write_jsonl(HERE / "pairs.jsonl", pr)
-    print(f"pairs.jsonl: {len(pr)} pairs, {sum(r['guideline'] == 'v2' for r in pr)} with v2 scores")
+    new = sum("score_v1" not in r and r["guideline"] == "v2" for r in pr)
+    print(
+        f"pairs.jsonl: {len(pr)} pairs, {sum(r['guideline'] == 'v2' for r in pr)} with v2 "
+        f"scores ({new} new pairs of writers N/O's texts)"
+    )
     for what, n in (("texts segmented", seg_conflicts), ("pairs scored", pair_conflicts)):
         if n:
             print(f"left out until fixed: {n} {what} twice differently by one v2 annotator")
