@@ -97,6 +97,19 @@ def test_cut_states_do_not_depend_on_batching_and_cover_long_texts() -> None:
     assert "".join(units).replace(" ", "") == long.replace(" ", "")
 
 
+def test_candidate_cuts_where_the_text_leaves_no_space() -> None:
+    text = "Lovely memories--I wonder why. Nice...Cite it.Who is she?Why? A well-known U.S. fact."
+    found = [(text[offset:].split()[0], kind) for offset, kind, _ in candidate_cuts(text)]
+    assert found == [
+        ("I", "dash"),
+        ("Nice...Cite", "period"),
+        ("Cite", "period"),
+        ("Who", "period"),
+        ("Why?", "question"),
+        ("A", "question"),
+    ]  # no cut inside "well-known" or "U.S."
+
+
 def test_gold_labels_mark_unit_starts() -> None:
     text = "Good hook. Expand the second point, but cut the list."
     labels = gold_cut_labels(text, ["Good hook.", "Expand the second point,", "but cut the list."])

@@ -52,13 +52,13 @@ _CLAUSE_CUT = re.compile(
     r"(?:[,;:]|\s[-\u2013\u2014]+|\.\.\.)\s+(?=(?P<word>" + "|".join(_CONNECTIVES) + r")\b)?",
     flags=re.IGNORECASE,
 )
+#: Cuts the text gives no space for: a sentence end or a dash run straight into the next word
+#: ("etc...I'm", "Nice--I wonder", "bedroom?So"), where annotators still start a unit.
+_JOINED_CUT = re.compile(r"(?<=\w\w)(?:[.!?]+|\u2026|--|[\u2013\u2014])(?=[A-Za-z])")
 _CUT_KINDS = ("newline", "period", "exclaim", "question", "comma", "semicolon", "colon", "dash")
 # cut kind, connective, bare punctuation, both pieces, question run, shared cues, relation
 # (13), bullet, lower-case start, list layout, position from each end, context (12)
-# cut kind, connective, bare punctuation, both pieces, question run, shared cues, relation
-# (13), bullet, lower-case start, list layout, position from each end, context (12)
 _CUT_DIM = len(_CUT_KINDS) + len(_CONNECTIVES) + 1 + 2 * UNIT_DIM + 1 + len(CATEGORY_CUES) + 30
-# the kind of the previous and the next cut, whether it has a connective, whether it exists
 # the kind of the previous and the next cut, whether it has a connective, whether it exists
 _NEIGHBOUR_DIM = 2 * (len(_CUT_KINDS) + 2)
 #: Length of `segmenter_features`' rows.
@@ -84,6 +84,12 @@ def candidate_cuts(text: str) -> list[tuple[int, str, str]]:
         head = m.group().strip()[:1]
         kind = {",": "comma", ";": "semicolon", ":": "colon", ".": "period"}.get(head, "dash")
         found.setdefault(m.end(), (kind, (m.group("word") or "").lower()))
+    for m in _JOINED_CUT.finditer(text):
+        head = m.group()[-1]
+        kind = {"?": "question", "!": "exclaim", ".": "period", "\u2026": "period"}.get(
+            head, "dash"
+        )
+        found.setdefault(m.end(), (kind, ""))
     out: list[tuple[int, str, str]] = []
     for offset, (kind, word) in sorted(found.items()):
         start = offset + len(text[offset:]) - len(text[offset:].lstrip())
