@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 from typing import Any
 
+from sefora_cli.options import reject_unused, show_progress
 from sefora_grid.backends import Backend, OpenAIBackend, TransformersBackend
 from sefora_grid.context import (
     DEFAULT_BUDGET,
@@ -51,19 +51,45 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--out", default="runs", help="output folder (default: runs)")
     parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help="prompt + output tokens")
     parser.add_argument("--max-new-tokens", type=int, default=DEFAULT_MAX_NEW_TOKENS)
-    parser.add_argument("--concurrency", type=int, default=4, help="openai: requests in flight")
-    parser.add_argument("--timeout", type=float, default=120.0, help="openai: seconds per request")
-    parser.add_argument("--max-retries", type=int, default=3, help="openai: retries per request")
-    parser.add_argument("--batch-size", type=int, default=4, help="transformers: prompts per batch")
-    parser.add_argument("--device", default="cpu", help="transformers: torch device")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    for flag, (backend, kind, default, what) in BACKEND_OPTIONS.items():
+        parser.add_argument(flag, type=kind, help=f"{backend}: {what} (default: {default})")
     parser.set_defaults(func=run_generate)
+
+
+#: Options of one backend only: flag -> (backend, type, default, help). Given with the other
+#: backend they would be ignored, so that is an error.
+BACKEND_OPTIONS: dict[str, tuple[str, type, Any, str]] = {
+    "--concurrency": ("openai", int, 4, "requests in flight"),
+    "--timeout": ("openai", float, 120.0, "seconds per request"),
+    "--max-retries": ("openai", int, 3, "retries per request"),
+    "--batch-size": ("transformers", int, 4, "prompts per batch"),
+    "--device": ("transformers", str, "cpu", "torch device"),
+}
+
+
+def _option(args: argparse.Namespace, flag: str) -> Any:
+    """The value of a backend-only option, or its default."""
+    value = getattr(args, flag.lstrip("-").replace("-", "_"))
+    return BACKEND_OPTIONS[flag][2] if value is None else value
+
+
+def _others(backend: str) -> list[str]:
+    """The flags of the other backend."""
+    return [flag for flag, (owner, *_) in BACKEND_OPTIONS.items() if owner != backend]
 
 
 def make_backend(args: argparse.Namespace) -> Backend:
     """The backend the command-line arguments describe."""
     if args.backend == "transformers":
-        return TransformersBackend(args.model, args.max_new_tokens, args.batch_size, args.device)
+        openai_flags = ["--base-url", "--api-key", "--tokenizer", *_others("transformers")]
+        reject_unused(args, openai_flags, "they are options of --backend openai")
+        return TransformersBackend(
+            args.model,
+            args.max_new_tokens,
+            _option(args, "--batch-size"),
+            _option(args, "--device"),
+        )
+    reject_unused(args, _others("openai"), "they are options of --backend transformers")
     counter = TokenizerCounter.from_path(args.tokenizer) if args.tokenizer else ApproxCounter()
     return OpenAIBackend(
         model=args.model,
@@ -71,9 +97,9 @@ def make_backend(args: argparse.Namespace) -> Backend:
         api_key=args.api_key or os.environ.get("OPENAI_API_KEY"),
         max_new_tokens=args.max_new_tokens,
         counter=counter,
-        concurrency=args.concurrency,
-        timeout=args.timeout,
-        max_retries=args.max_retries,
+        concurrency=_option(args, "--concurrency"),
+        timeout=_option(args, "--timeout"),
+        max_retries=_option(args, "--max-retries"),
     )
 
 
@@ -81,15 +107,12 @@ def run_generate(args: argparse.Namespace) -> int:
     """Generate every requested configuration in turn; print a summary line per run."""
     if args.limit is not None and args.limit < 1:
         raise GridError(f"--limit must be at least 1, got {args.limit}")
-    if not getattr(args, "verbose", False):  # one INFO line per HTTP request otherwise
-        for name in ("httpx", "httpx2"):
-            logging.getLogger(name).setLevel(logging.WARNING)
     configs = parse_configs(args.config)
     targets = load_targets(args.data, args.split, args.limit)
     if not targets:
         raise GridError(f"{args.data}: split {args.split!r} has no annotated paragraphs")
-    pool = exemplar_pool(args.data) if any(c.few_shot for c in configs) else None
     backend = make_backend(args)
+    pool = exemplar_pool(args.data) if any(c.few_shot for c in configs) else None
     for config in configs:
         summary = generate_run(
             config,
@@ -100,7 +123,7 @@ def run_generate(args: argparse.Namespace) -> int:
             pool,
             args.budget,
             args.max_new_tokens,
-            progress=False if args.quiet else None,
+            progress=show_progress(args),
         )
         print(
             f"{summary['path']}: {summary['written']} written, {summary['skipped']} already "

@@ -14,6 +14,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from sefora_cli.options import add_metric_options, metric_options, show_progress
 from unimatch_metric import score_pairs, segment
 from unimatch_metric.errors import UniMatchInputError
 from unimatch_metric.models import MODEL_DIR
@@ -33,24 +34,22 @@ def register(subparsers: Any) -> None:
     train.add_argument("--limit", type=int, help="use only the first N rows of each file")
     train.set_defaults(func=run_train)
 
-    for name, default, kind in (
-        ("validate-segmenter", LABELS / "segments.jsonl", "segmenter"),
-        ("validate-scorer", LABELS / "pairs.jsonl", "scorer"),
+    for name, default, stage in (
+        ("validate-segmenter", LABELS / "segments.jsonl", "segment"),
+        ("validate-scorer", LABELS / "pairs.jsonl", "score"),
     ):
         p = subparsers.add_parser(name)
         p.add_argument("file", type=Path, nargs="?", default=default, help="labelled JSONL")
-        p.add_argument(f"--{kind}", default="offline", help="backend name (default: offline)")
         p.add_argument("--part", help="only rows whose 'part' is this (e.g. validation)")
-        p.add_argument("--model", help="LLM model name (LLM backends)")
-        p.add_argument("--base-url", help="OpenAI-compatible endpoint (LLM backends)")
-        if kind == "segmenter":
+        add_metric_options(p, stages=[stage])
+        if stage == "segment":
             p.add_argument("--k", type=int, help="WindowDiff window (default: half mean length)")
-        p.set_defaults(func=run_validate_segmenter if kind == "segmenter" else run_validate_scorer)
+        p.set_defaults(func=run_validate_segmenter if stage == "segment" else run_validate_scorer)
 
 
 def run_train(args: argparse.Namespace) -> int:
     """Retrain both models and print the validation report."""
-    report = train_offline(args.labels, args.out, limit=args.limit)
+    report = train_offline(args.labels, args.out, limit=args.limit, progress=show_progress(args))
     print(json.dumps(report, indent=2))
     return 0
 
@@ -68,23 +67,19 @@ def _rows(args: argparse.Namespace, keys: tuple[str, ...]) -> list[dict]:
     return rows
 
 
-def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
-    return {k: v for k, v in (("model", args.model), ("base_url", args.base_url)) if v}
-
-
 def run_validate_segmenter(args: argparse.Namespace) -> int:
     """Print WindowDiff and boundary P/R/F1 of a segmenter against the labels."""
     rows = _rows(args, ("text", "units"))
-    hyps = segment([r["text"] for r in rows], segmenter=args.segmenter, **_llm_options(args))
+    hyps = segment([r["text"] for r in rows], **metric_options(args))
     result = segmentation_agreement([r["units"] for r in rows], hyps, k=args.k)
-    print(json.dumps({"segmenter": args.segmenter, **asdict(result)}, indent=2))
+    print(json.dumps({"segmenter": args.segmenter or "auto", **asdict(result)}, indent=2))
     return 0
 
 
 def run_validate_scorer(args: argparse.Namespace) -> int:
     """Print Pearson and Spearman of a scorer against the labels (mean of annotators)."""
     rows = _rows(args, ("a", "b", "score"))
-    scores = score_pairs([(r["a"], r["b"]) for r in rows], scorer=args.scorer, **_llm_options(args))
+    scores = score_pairs([(r["a"], r["b"]) for r in rows], **metric_options(args))
     result = score_agreement([pair_label(r) for r in rows], scores)
-    print(json.dumps({"scorer": args.scorer, **asdict(result)}, indent=2))
+    print(json.dumps({"scorer": args.scorer or "auto", **asdict(result)}, indent=2))
     return 0

@@ -16,6 +16,7 @@ from typing import Any
 
 from feedback_judges.dpo import ScoredFeedback, preference_pairs, scored_feedback
 from feedback_judges.errors import JudgeInputError
+from sefora_cli.options import reject_unused
 from sefora_common.io import write_text
 from sefora_common.jsonl import read_jsonl
 
@@ -41,10 +42,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--random-negatives",
         type=_count,
-        default=1,
         help="with --mismatched: pairs against random prompts of other groups (default 1)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random negatives")
+    parser.add_argument("--seed", type=int, help="with --mismatched: seed of the random negatives")
     parser.add_argument(
         "--conversational", action="store_true", help="chat messages instead of plain text"
     )
@@ -84,14 +84,16 @@ def read_scored(path: Path, args: argparse.Namespace) -> list[ScoredFeedback]:
 
 def run(args: argparse.Namespace) -> int:
     """Read, pair, write atomically, and print the counts as JSON."""
+    if not args.mismatched:
+        reject_unused(args, ["--random-negatives", "--seed"], "they apply with --mismatched")
     rows = read_scored(args.input, args)
+    negatives = {"random_negatives": args.random_negatives, "seed": args.seed}
     pairs = preference_pairs(
         rows,
         mismatched=args.mismatched,
-        random_negatives=args.random_negatives,
-        seed=args.seed,
         conversational=args.conversational,
         metadata=True,
+        **{name: value for name, value in negatives.items() if value is not None},
     )
     kinds = Counter(pair["kind"] for pair in pairs)
     if not args.metadata:

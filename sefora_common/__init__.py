@@ -1,2 +1,3 @@
-"""Infrastructure shared by the toolkit's packages: errors, JSONL reading, safe output
-writing, text normalisation. It depends on no other package of the project."""
+"""Infrastructure shared by the toolkit's packages: errors, strict JSON and JSONL reading,
+safe output writing, progress bars, text normalisation. It depends on no other package of
+the project."""

@@ -1,4 +1,5 @@
-"""The base of every error the toolkit raises, and the shape of a bad-input error.
+"""The base of every error the toolkit raises, and the shapes of bad-input and bad-option
+errors.
 
 Each package has its own base error subclassing `ToolkitError` (``SeforaError``,
 ``UniMatchError``, ...), so a caller can catch one package's errors or all of them; the
@@ -8,10 +9,16 @@ Each package has its own base error subclassing `ToolkitError` (``SeforaError``,
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 
 class ToolkitError(Exception):
     """Base class of the errors this project raises on bad input or failed work."""
+
+
+class OptionError(ToolkitError, ValueError):
+    """An option with a value it cannot take, or given where nothing would use it (the
+    message names the option). A ValueError too, as Python's own bad-argument errors are."""
 
 
 class InputError(ToolkitError):
@@ -19,15 +26,36 @@ class InputError(ToolkitError):
 
     ``path`` is the offending file or folder; ``field`` a JSON path such as
     ``paragraphs[3].annotations[0].type`` or ``line 7`` (empty when the problem is the whole
-    file).
+    file). ``problems`` lists every (field, message) found in the file: one for an error
+    made directly, all of them for one made by `of_problems`.
     """
 
-    def __init__(self, path: str | os.PathLike[str], field: str, message: str) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        field: str,
+        message: str,
+        problems: Sequence[tuple[str, str]] = (),
+    ) -> None:
         self.path = str(path)
         self.field = field
         self.message = message
+        self.problems = list(problems) or [(field, message)]
         where = f"{self.path}: {field}" if field else self.path
         super().__init__(f"{where}: {message}")
 
-    def __reduce__(self) -> tuple:  # picklable across processes despite the 3 arguments
-        return (type(self), (self.path, self.field, self.message))
+    @classmethod
+    def of_problems(
+        cls, path: str | os.PathLike[str], problems: Sequence[tuple[str, str]]
+    ) -> InputError:
+        """One error listing every (field, message) problem of ``path`` (at least one), one
+        per line when there are several."""
+        if not problems:
+            raise ValueError("of_problems needs at least one problem")
+        if len(problems) == 1:
+            return cls(path, *problems[0])
+        lines = "".join(f"\n  - {f}: {m}" if f else f"\n  - {m}" for f, m in problems)
+        return cls(path, "", f"{len(problems)} problems:{lines}", problems)
+
+    def __reduce__(self) -> tuple:  # picklable across processes despite the arguments
+        return (type(self), (self.path, self.field, self.message, self.problems))

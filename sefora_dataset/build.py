@@ -239,7 +239,7 @@ def summarize(rows: dict[str, dict[str, list[dict]]]) -> dict[str, Any]:
 
 
 def build_dataset(
-    source: str | Path = SAMPLE_SOURCE, out: str | Path = "sefora", progress: bool = True
+    source: str | Path = SAMPLE_SOURCE, out: str | Path = "sefora", progress: bool | None = None
 ) -> dict[str, Any]:
     """Read ``source``, write the four configs to ``out`` atomically; return the summary."""
     check_output_folder(out, BUILD_INFO, "sefora build", CorpusError)

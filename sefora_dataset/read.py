@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tqdm.auto import tqdm
+from sefora_common.progress import progress_bar
 
 from .errors import CorpusError, SeforaError
 from .schema import validate_draft
@@ -158,7 +158,7 @@ def find_draft_files(source: Path) -> list[Path]:
     )
 
 
-def read_corpus(source: str | Path, progress: bool = True) -> list[Essay]:
+def read_corpus(source: str | Path, progress: bool | None = None) -> list[Essay]:
     """Read, validate and order every draft under ``source``.
 
     Raises :class:`CorpusError` when the folder is missing or holds no drafts, and
@@ -175,7 +175,7 @@ def read_corpus(source: str | Path, progress: bool = True) -> list[Essay]:
         )
     drafts: dict[str, Draft] = {}
     problems: list[SeforaError] = []
-    for path in tqdm(paths, desc="Reading drafts", unit="file", disable=not progress):
+    for path in progress_bar(paths, desc="Reading drafts", unit="file", show=progress):
         try:
             ids = parse_name(path)
             if path.stem in drafts:

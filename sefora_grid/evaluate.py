@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from sefora_common.io import write_text
+from sefora_common.progress import progress_bar
 from sefora_dataset.schema import COLOR_LEGEND
 from sefora_grid.errors import GridError, GridInputError
 from sefora_grid.prompts import PromptConfig
@@ -229,9 +229,7 @@ def evaluate_runs(
         todo.append((path, digest, rows, run_identity(path, rows)["split"]))
     references = load_references(data_dir, {t[3] for t in todo}, bare) if todo else {}
     written = []
-    for path, digest, rows, _ in tqdm(
-        todo, desc="evaluate", unit="run", disable=_disabled(progress)
-    ):
+    for path, digest, rows, _ in progress_bar(todo, desc="evaluate", unit="run", show=progress):
         summary, paragraphs = evaluate_run(path, rows, references, metric)
         summary = {**summary, "run_sha256": digest, "scoring": scoring}
         lines = "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in paragraphs)
@@ -239,7 +237,3 @@ def evaluate_runs(
         write_text(out_dir / f"{path.stem}.json", json.dumps(summary, indent=2) + "\n")
         written.append(summary)
     return written
-
-
-def _disabled(progress: bool | None) -> bool | None:
-    return None if progress is None else not progress

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tqdm.auto import tqdm
-
+from sefora_common.progress import progress_bar
 from sefora_grid.backends import Backend, Generation, model_slug
 from sefora_grid.categories import ExemplarPool
 from sefora_grid.context import (
@@ -230,11 +229,8 @@ def generate_run(
     items = (_prepare(config, t, pool, backend, budget, max_new_tokens) for t in todo)
     failure: BaseException | None = None
     written = 0
-    bar = tqdm(
-        total=len(todo),
-        desc=f"{config.id} {model_slug(backend.model)}",
-        unit="par",
-        disable=None if progress is None else not progress,
+    bar = progress_bar(
+        total=len(todo), desc=f"{config.id} {model_slug(backend.model)}", unit="par", show=progress
     )
     with RunWriter(path) as writer, futures.ThreadPoolExecutor(backend.workers) as pool_:
         pending: dict[futures.Future, list[Item]] = {}

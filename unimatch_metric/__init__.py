@@ -11,7 +11,7 @@ from pathlib import Path
 
 from unimatch_metric.errors import UniMatchError
 from unimatch_metric.match import MatchResult, match
-from unimatch_metric.pipeline import UniMatch, unimatch
+from unimatch_metric.pipeline import UniMatch, check_inputs, unimatch
 from unimatch_metric.prompts import PROMPT_VERSION
 from unimatch_metric.scorers import SCORERS, score_pairs
 from unimatch_metric.segmenters import SEGMENTERS, segment
@@ -26,6 +26,7 @@ __all__ = [
     "MatchResult",
     "UniMatch",
     "UniMatchError",
+    "check_inputs",
     "match",
     "score_pairs",
     "segment",

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from sefora_common.progress import progress_bar
 from unimatch_metric.encoder import TunedEncoder, import_torch
 
 __all__ = ["FIT_PARAMS", "fine_tune"]
@@ -42,7 +43,7 @@ def fine_tune(
     states: Sequence[Any],
     pairs: Sequence[tuple[int, int]],
     scores: Sequence[float] | np.ndarray,
-    progress: bool = True,
+    progress: bool | None = None,
     params: Mapping[str, Any] = FIT_PARAMS,
 ) -> None:
     """Train ``encoder``'s tuned top layers so that the cosine of each pair nears score/4.
@@ -50,8 +51,6 @@ def fine_tune(
     ``states`` are `bottom_states` of the texts that ``pairs`` index, computed once and
     shared by every encoder trained on them; ``params`` is the recipe (`FIT_PARAMS`).
     """
-    from tqdm.auto import tqdm
-
     torch = import_torch()
     p = params
     left = np.asarray([a for a, _ in pairs])
@@ -65,7 +64,7 @@ def fine_tune(
         encoder.tuned.train()
         size = int(p["batch_size"])
         steps = int(p["epochs"]) * math.ceil(len(pairs) / size)
-        with tqdm(total=steps, desc="Fine-tuning MiniLM", disable=not progress) as bar:
+        with progress_bar(total=steps, desc="Fine-tuning MiniLM", show=progress) as bar:
             for _ in range(int(p["epochs"])):
                 for batch in _batches(lengths, size):
                     ids = list(dict.fromkeys([*left[batch], *right[batch]]))

@@ -76,15 +76,40 @@ _MODULE_ARGS = set(inspect.signature(evaluate.EvaluationModule.__init__).paramet
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Unimatch(evaluate.Metric):
-    """UniMatch as an `evaluate.Metric`; options given to `evaluate.load` become defaults."""
+    """UniMatch as an `evaluate.Metric`; options given to `evaluate.load` become defaults,
+    checked there (an unknown backend fails at load time, not at the first `compute`)."""
 
     def __init__(self, cache_dir=None, **kwargs):
         module_kwargs = {key: kwargs.pop(key) for key in _MODULE_ARGS & set(kwargs)}
-        super().__init__(cache_dir=cache_dir, **module_kwargs)
-        # evaluate's own cache_dir (its Arrow buffers) also holds the score cache, if given.
-        if cache_dir is not None:
+        # evaluate's own cache_dir (its Arrow buffers) also holds the score cache, if any.
+        if cache_dir is not None and kwargs.get("use_cache", True):
             kwargs.setdefault("cache_dir", cache_dir)
         self._unimatch = unimatch_metric.UniMatch(**kwargs)
+        super().__init__(cache_dir=cache_dir, **module_kwargs)
+
+    # The inputs are checked before evaluate sees them: its own check does not say which
+    # item is wrong, and it cannot store an empty batch.
+
+    def add(self, *, prediction=None, reference=None, **kwargs):
+        """As `evaluate.Metric.add`, the example checked first."""
+        unimatch_metric.check_inputs([prediction], [reference])
+        super().add(prediction=prediction, reference=reference, **kwargs)
+
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """As `evaluate.Metric.add_batch`, the examples checked first; an empty batch adds
+        nothing."""
+        unimatch_metric.check_inputs(predictions, references)
+        if len(predictions):
+            super().add_batch(predictions=predictions, references=references, **kwargs)
+
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """As `evaluate.Metric.compute`; no example at all gives UniMatch's empty result
+        (``n_examples`` 0, every figure None)."""
+        if predictions is not None or references is not None:
+            unimatch_metric.check_inputs(predictions, references)
+            if not len(predictions) and not len(self) and self.num_process == 1:
+                return self._unimatch.compute([], [], **kwargs)
+        return super().compute(predictions=predictions, references=references, **kwargs)
 
     def _info(self):
         return evaluate.MetricInfo(
