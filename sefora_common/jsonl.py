@@ -32,7 +32,9 @@ def _float(text: str) -> float:
     return number if math.isfinite(number) else _NonFinite(text)
 
 
-def _member(path: str, key: str) -> str:
+def member_path(path: str, key: str) -> str:
+    """The JSON path of member ``key`` of the object at ``path``: ``a.b``, or ``a['b c']``
+    for a key that is not an identifier."""
     if _IDENTIFIER.match(key):
         return f"{path}.{key}" if path else key
     return f"{path}[{key!r}]"
@@ -52,7 +54,7 @@ def value_problems(value: Any, path: str = "") -> list[tuple[str, str]]:
         for key, item in value.items():
             if code := lone_surrogate(key):
                 problems.append((path, f"key {key!r} holds a lone surrogate {code}"))
-            problems += value_problems(item, _member(path, key))
+            problems += value_problems(item, member_path(path, key))
     elif isinstance(value, list):
         for i, item in enumerate(value):
             problems += value_problems(item, f"{path}[{i}]")
@@ -67,6 +69,21 @@ def decode_json(text: str) -> tuple[Any, list[tuple[str, str]]]:
     """
     value = json.loads(text, parse_constant=_NonFinite, parse_float=_float)
     return value, value_problems(value)
+
+
+def read_json(path: str | os.PathLike[str], error: type[InputError] = InputError) -> Any:
+    """The value of a UTF-8 JSON file; ``error`` names the file and lists every problem (bad
+    syntax with its line and column, or each value `decode_json` reports, by JSON path)."""
+    try:
+        value, problems = decode_json(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as err:
+        raise error(path, "", f"cannot read ({err})") from err
+    except json.JSONDecodeError as err:
+        where = f"line {err.lineno} column {err.colno}"
+        raise error(path, where, f"malformed JSON: {err.msg}") from err
+    if problems:
+        raise error.of_problems(path, problems)
+    return value
 
 
 def parse_jsonl(

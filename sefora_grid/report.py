@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sefora_common.io import write_bytes, write_text
+from sefora_common.jsonl import read_json
 from sefora_grid.errors import GridError, GridInputError
 from sefora_grid.prompts import PromptConfig, all_configs
 
@@ -48,10 +48,7 @@ def load_results(results_dir: str | Path) -> list[dict[str, Any]]:
     results_dir = Path(results_dir)
     results = []
     for path in sorted(results_dir.glob("*.json")):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as err:
-            raise GridInputError(path, "", f"not valid JSON: {err.msg}") from err
+        data = read_json(path, GridInputError)
         if isinstance(data, dict) and "configuration" in data and "full" in data:
             results.append(data)
     if not results:

@@ -178,7 +178,7 @@ def test_splits_are_deterministic_and_student_disjoint() -> None:
         ),
         (
             json.dumps(draft([("x", [])], {"Thesis": [1]})),
-            "annotations[0].grades['Thesis']",
+            "annotations[0].grades.Thesis",
             "expected a number or a string",
         ),
     ],

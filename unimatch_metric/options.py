@@ -48,7 +48,7 @@ class Options(LLMOptions):
             and math.isfinite(tau)
             and 0 < tau <= 4
         ):
-            raise self.error(f"threshold must be a number in (0, 4], got {tau!r}")
+            raise self.error(f"threshold must be in (0, 4], got {tau!r}")
 
     def check_used(
         self, given: Iterable[str], segmenter: str | None, scorer: str | None, pipeline: bool
