@@ -8,20 +8,31 @@ should not, with the user's umask.
   a symlink keeps pointing where it did and its target gets the data.
 - `output_folder`: a whole output folder built in a temporary sibling and swapped into
   place at the end (the old folder is removed only after the swap); it refuses to replace
-  a folder that is not an earlier output of the same command.
+  a folder that is not an earlier output of the same command. The temporary folder is
+  removed on any error, Ctrl-C or SIGTERM (the ``sefora`` command turns SIGTERM into an
+  exception); one left by a killed run is removed, with a warning, by the next run.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import logging
 import os
 import secrets
 import shutil
 import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 from sefora_common.errors import InputError
+
+logger = logging.getLogger(__name__)
+
+#: A temporary output folder unlocked and untouched for this many seconds was left by a run
+#: that was killed (a live run locks its folder the moment it creates it).
+STALE_AFTER = 10.0
 
 #: Permission bits of new files and folders before the umask (what ``open`` and ``mkdir``
 #: use; ``tempfile`` would give 0600 and 0700).
@@ -77,14 +88,55 @@ def write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8")
     write_bytes(path, text.encode(encoding))
 
 
-def _make_temporary_folder(out: Path) -> Path:
+def _lock(folder: Path) -> int | None:
+    """An open descriptor of ``folder`` holding an exclusive lock on it, or None if another
+    process holds it. The lock goes with the process, however it ends (even SIGKILL)."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _make_temporary_folder(out: Path) -> tuple[Path, int]:
+    """A new temporary sibling of ``out``, locked for as long as this run lasts."""
     while True:
         tmp = _temporary_sibling(out, ".tmp")
         try:
             tmp.mkdir(mode=FOLDER_MODE)
-            return tmp
         except FileExistsError:
             continue
+        fd = _lock(tmp)
+        if fd is not None:
+            return tmp, fd
+
+
+def remove_stale_folders(out: str | os.PathLike[str]) -> list[Path]:
+    """Remove the temporary folders of ``out`` that earlier runs left when they were killed
+    (unlocked, and older than `STALE_AFTER` seconds); return them, each logged as a warning.
+    Folders of a run still going on are locked and left alone."""
+    out = Path(out)
+    removed = []
+    for folder in sorted(out.parent.glob(f".{out.name}.*.tmp")):
+        try:
+            if not folder.is_dir() or folder.is_symlink():
+                continue
+            if time.time() - folder.stat().st_mtime < STALE_AFTER:
+                continue
+            fd = _lock(folder)
+        except OSError:
+            continue  # gone meanwhile, or not ours to open
+        if fd is None:
+            continue
+        try:
+            shutil.rmtree(folder, ignore_errors=True)
+        finally:
+            os.close(fd)
+        logger.warning("removed %s, left by an earlier run that was killed", folder)
+        removed.append(folder)
+    return removed
 
 
 def _swap(new: Path, out: Path) -> None:
@@ -129,9 +181,11 @@ def output_folder(
     out = Path(out)
     check_output_folder(out, marker, command, error)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _make_temporary_folder(out)
+    remove_stale_folders(out)
+    tmp, lock = _make_temporary_folder(out)
     try:
         yield tmp
         _swap(tmp, out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        os.close(lock)

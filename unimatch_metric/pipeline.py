@@ -13,7 +13,7 @@ import numpy as np
 
 from sefora_common.text import lone_surrogate
 from unimatch_metric.errors import BackendError, UniMatchError
-from unimatch_metric.match import match
+from unimatch_metric.match import RECOVERED_AT, match
 from unimatch_metric.options import Options
 from unimatch_metric.prompts import PROMPT_VERSION
 from unimatch_metric.report import ExampleResult, aggregate, failed_details
@@ -166,6 +166,7 @@ class UniMatch:
             "segmenter": {"name": segmenter.name, **segmenter.config},
             "scorer": {"name": scorer.name, **scorer.config},
             "threshold": opts.threshold,
+            "recovered_at": RECOVERED_AT if opts.threshold is None else float(opts.threshold),
             "batch_size": opts.batch_size,
             "segment_references": opts.segment_references,
             "prompt_version": PROMPT_VERSION,

@@ -32,7 +32,7 @@ __all__ = ["SCORERS", "Pair", "Scorer", "score_outcomes", "score_pairs"]
 def _learned(options: Options) -> Scorer:
     from unimatch_metric.scorers.learned import LearnedScorer
 
-    return LearnedScorer()
+    return LearnedScorer(progress=options.progress)
 
 
 def _embedding(options: Options) -> Scorer:

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from sefora_common.progress import in_chunks
 from unimatch_metric.encoder import EMBEDDING_MODEL, load_embedding_model
 from unimatch_metric.errors import UniMatchError
 from unimatch_metric.options import Options
@@ -57,13 +58,24 @@ class EmbeddingScorer:
             return []
         texts = list(dict.fromkeys(text for pair in pairs for text in pair))
         index = {text: i for i, text in enumerate(texts)}
-        vectors = load_embedding_model().encode(
+        model = load_embedding_model()
+        chunks = in_chunks(
+            lambda chunk: [
+                model.encode(
+                    chunk,
+                    batch_size=self.encode_batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
+            ],
             texts,
-            batch_size=self.encode_batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=bool(self.progress) and len(texts) > self.encode_batch_size,
+            8 * self.encode_batch_size,
+            desc="encoding",
+            unit="text",
+            show=self.progress,
         )
+        vectors = np.vstack(chunks)
         left = vectors[[index[a] for a, _ in pairs]]
         right = vectors[[index[b] for _, b in pairs]]
         cosine = np.einsum("ij,ij->i", left, right)

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from sefora_common.progress import in_chunks
 from sefora_common.text import normalise
 from unimatch_metric.encoder import TunedEncoder
 from unimatch_metric.errors import UniMatchError
@@ -24,6 +25,9 @@ from unimatch_metric.trees import predict_raw
 
 #: Prefix of the fine-tuned MiniLM layers' arrays inside the scorer's ``.npz``.
 TUNED_PREFIX = "minilm."
+#: Pairs per batched prediction (a step of the progress bar): pairs come paragraph by
+#: paragraph, so a chunk shares most of its texts and each is encoded about once.
+CHUNK = 2048
 
 
 @functools.lru_cache(maxsize=4)
@@ -86,10 +90,11 @@ class LearnedScorer:
 
     name = "learned"
 
-    def __init__(self, path: Path = SCORER_FILE) -> None:
+    def __init__(self, path: Path = SCORER_FILE, progress: bool | None = None) -> None:
         self.model = load_model(path)
         self.encoder = tuned_encoder(path)
         self.cache_namespace = model_namespace("score", path)
+        self.progress = progress
 
     @property
     def config(self) -> dict[str, Any]:
@@ -98,6 +103,9 @@ class LearnedScorer:
 
     def score(self, pairs: Sequence[tuple[str, str]]) -> list[float | UniMatchError]:
         """Predict a 0–4 score for each pair; identical units (up to case and spacing) get 4."""
+        return in_chunks(self._score, pairs, CHUNK, desc="scoring", unit="pair", show=self.progress)
+
+    def _score(self, pairs: list[tuple[str, str]]) -> list[float | UniMatchError]:
         if not pairs:
             return []
         predicted = predict_score(self.model, pair_features(pairs, self.encoder))

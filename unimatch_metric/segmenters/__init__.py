@@ -32,7 +32,7 @@ __all__ = ["SEGMENTERS", "Segmenter", "Units", "segment", "segment_outcomes"]
 def _learned(options: Options) -> Segmenter:
     from unimatch_metric.segmenters.learned import LearnedSegmenter
 
-    return LearnedSegmenter()
+    return LearnedSegmenter(progress=options.progress)
 
 
 def _rules(options: Options) -> Segmenter:

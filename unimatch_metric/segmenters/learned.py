@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from sefora_common.progress import in_chunks
 from unimatch_metric.encoder import import_torch, layer_states, load_embedding_model
 from unimatch_metric.errors import UniMatchError
 from unimatch_metric.features import (
@@ -43,6 +44,8 @@ CUT_LAYERS = (2, 3, 4)
 #: Word pieces per encoder window (MiniLM's 256 positions minus [CLS] and [SEP]); longer
 #: texts are read in half-overlapping windows, each cut from the window it is most central in.
 _WINDOW = 254
+#: Texts per batched prediction (a step of the progress bar).
+CHUNK = 128
 
 _CONNECTIVES = (
     "but", "however", "although", "though", "also", "plus", "otherwise", "instead", "and",
@@ -325,10 +328,18 @@ class LearnedSegmenter:
         "embedding": "all-MiniLM-L6-v2, frozen layers 2-4",
     }
 
-    def __init__(self, path: Path = SEGMENTER_FILE) -> None:
+    def __init__(self, path: Path = SEGMENTER_FILE, progress: bool | None = None) -> None:
         self.model = load_model(path)
         self.cache_namespace = model_namespace("segment", path)
+        self.progress = progress
 
     def segment(self, texts: Sequence[str]) -> list[list[str] | UniMatchError]:
-        """Cut each text at the candidates the classifier accepts (one batched prediction)."""
-        return list(segment_with(self.model, texts))
+        """Cut each text at the candidates the classifier accepts (batched predictions)."""
+        return in_chunks(
+            lambda chunk: list(segment_with(self.model, chunk)),
+            texts,
+            CHUNK,
+            desc="segmenting",
+            unit="text",
+            show=self.progress,
+        )
