@@ -81,15 +81,12 @@ def _others(backend: str) -> list[str]:
 def make_backend(args: argparse.Namespace) -> Backend:
     """The backend the command-line arguments describe."""
     if args.backend == "transformers":
-        openai_flags = ["--base-url", "--api-key", "--tokenizer", *_others("transformers")]
-        reject_unused(args, openai_flags, "they are options of --backend openai")
         return TransformersBackend(
             args.model,
             args.max_new_tokens,
             _option(args, "--batch-size"),
             _option(args, "--device"),
         )
-    reject_unused(args, _others("openai"), "they are options of --backend transformers")
     counter = TokenizerCounter.from_path(args.tokenizer) if args.tokenizer else ApproxCounter()
     return OpenAIBackend(
         model=args.model,
@@ -103,16 +100,26 @@ def make_backend(args: argparse.Namespace) -> Backend:
     )
 
 
+def check_backend_options(args: argparse.Namespace) -> None:
+    """`OptionError` for an option of the other backend (it would be ignored)."""
+    if args.backend == "transformers":
+        flags = ["--base-url", "--api-key", "--tokenizer", *_others("transformers")]
+        reject_unused(args, flags, "they are options of --backend openai")
+    else:
+        reject_unused(args, _others("openai"), "they are options of --backend transformers")
+
+
 def run_generate(args: argparse.Namespace) -> int:
     """Generate every requested configuration in turn; print a summary line per run."""
+    check_backend_options(args)
     if args.limit is not None and args.limit < 1:
         raise GridError(f"--limit must be at least 1, got {args.limit}")
     configs = parse_configs(args.config)
     targets = load_targets(args.data, args.split, args.limit)
     if not targets:
         raise GridError(f"{args.data}: split {args.split!r} has no annotated paragraphs")
-    backend = make_backend(args)
     pool = exemplar_pool(args.data) if any(c.few_shot for c in configs) else None
+    backend = make_backend(args)
     for config in configs:
         summary = generate_run(
             config,
