@@ -130,6 +130,8 @@ def _signals_raise() -> Iterator[None]:
         yield
         return
     kinds = [signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])]
+    # A signal the caller chose to ignore (`nohup`) stays ignored.
+    kinds = [kind for kind in kinds if signal.getsignal(kind) == signal.SIG_DFL]
     previous = {kind: signal.signal(kind, _terminate) for kind in kinds}
     try:
         yield
