@@ -200,6 +200,54 @@ def test_bad_drafts_are_named_and_previous_output_kept(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus", "out"]  # no temp left
 
 
+@pytest.mark.parametrize(
+    ("literal", "shown"), [("NaN", "NaN"), ("Infinity", "Infinity"), ("-Infinity", "-Infinity"),
+                           ("1e999", "1e999")]
+)  # fmt: skip
+def test_non_finite_grades_are_rejected_naming_the_field(
+    corpus: Path, tmp_path: Path, literal: str, shown: str
+) -> None:
+    # Python's json reads NaN and Infinity (not JSON) and 1e999 (beyond a float) as floats,
+    # which the build stored as grades (#18 item 9).
+    raw = json.dumps(draft([("x", [])], {"Thesis": 3, "Style": 1.5})).replace("1.5", literal)
+    bad = write(corpus, "Revision", "0009", None, raw=raw)
+    with pytest.raises(CorpusProblems) as info:
+        build_dataset(corpus, tmp_path / "out", progress=False)
+    [problem] = info.value.problems
+    assert (problem.path, problem.field) == (str(bad), "annotations[0].grades.Style")
+    assert problem.message == f"{shown} is not a JSON number (expected a finite number)"
+    assert not (tmp_path / "out").exists()
+
+
+def test_every_problem_of_a_file_is_listed(corpus: Path, capsys) -> None:
+    # Four problems planted in one file, one in another: all five listed (#18 item 9).
+    data = draft([(BODY, [span(BODY, "The dog")]), ("Second.", [])], {"Thesis": 4})
+    data["paragraphs"][0]["annotations"][0]["color"] = "purple"
+    data["paragraphs"][0]["annotations"].append({"type": "underline"})
+    data["paragraphs"][1]["body"] = "lone \ud800 surrogate"
+    data["annotations"][0]["grades"]["Voice"] = float("nan")
+    bad = write(corpus, "Revision", "0009", data)
+    other = write(corpus, "Revision", "0008", {"paragraphs": [], "extra": 1})
+    with pytest.raises(CorpusProblems) as info:
+        read_corpus(corpus, progress=False)
+    by_file = {p.path: p.problems for p in info.value.problems}
+    assert sorted(by_file[str(bad)]) == [
+        ("annotations[0].grades.Voice", "NaN is not a JSON number (expected a finite number)"),
+        ("paragraphs[0].annotations[0].color", "unknown colour 'purple' (expected one of "
+         "green, pink, yellow, generic)"),
+        ("paragraphs[0].annotations[1].type", "unknown annotation type 'underline' (expected "
+         "one of highlight, note, strikeout)"),
+        ("paragraphs[1].body", "the string holds a lone surrogate U+D800"),
+    ]  # fmt: skip
+    assert by_file[str(other)] == [("extra", "unexpected top-level key")]
+    assert main(["build", "--source", str(corpus), "--out", "never", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("sefora build: error: 5 problem(s) in the corpus:\n")
+    assert f"  - {bad}: paragraphs[1].body: the string holds a lone surrogate U+D800" in err
+    assert f"  - {other}: extra: unexpected top-level key" in err
+    assert not Path("never").exists()
+
+
 def test_every_bad_file_is_reported(corpus: Path) -> None:
     write(corpus, "Revision", "0008", None, raw="not json")
     write(corpus, "Revision", "0009", {"paragraphs": "nope"})
