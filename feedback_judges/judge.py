@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from feedback_judges.errors import JudgeError, JudgeRequestError
+from feedback_judges.errors import JudgeError, JudgeOptionError, JudgeRequestError
 from feedback_judges.rubric import ANSWERS, DEFAULT_RUBRIC, Rubric, RubricItem, load_rubric
+from sefora_common.errors import OptionError
 from sefora_llm.backend import LLMBackend
 from sefora_llm.cache import run_cached
 from sefora_llm.client import LLMClient, ReplyError, parse_json_object
@@ -104,6 +105,7 @@ class JudgeOptions(LLMOptions):
     """The options of `RubricJudge` (see the metric card)."""
 
     what: ClassVar[str] = "rubric judge"
+    error: ClassVar[type[OptionError]] = JudgeOptionError
 
     batch_size: int = 20
 

@@ -21,6 +21,24 @@ class OptionError(ToolkitError, ValueError):
     message names the option). A ValueError too, as Python's own bad-argument errors are."""
 
 
+class OutputError(ToolkitError):
+    """An output (file, folder, cache) that cannot be written: names the path and the
+    operating system's reason (no such folder, permission denied, a folder in the way...)."""
+
+    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: cannot write: {reason}")
+
+    def __reduce__(self) -> tuple:
+        return (type(self), (self.path, self.reason))
+
+    @classmethod
+    def of(cls, path: str | os.PathLike[str], err: OSError) -> OutputError:
+        """The error for ``err``, raised while writing ``path``."""
+        return cls(path, err.strerror or str(err))
+
+
 class InputError(ToolkitError):
     """Bad input: names the file (or other source) and the field or line at fault.
 

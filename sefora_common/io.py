@@ -26,7 +26,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from sefora_common.errors import InputError
+from sefora_common.errors import InputError, OutputError
 
 logger = logging.getLogger(__name__)
 
@@ -54,8 +54,18 @@ def _temporary_sibling(path: Path, suffix: str) -> Path:
 
 
 def write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` safely (see the module docstring); creates parent folders."""
-    path = Path(path)
+    """Write ``data`` to ``path`` safely (see the module docstring); creates parent folders.
+
+    Raises `OutputError` naming the path when the system refuses (no such folder,
+    permission denied, a folder in the way).
+    """
+    try:
+        _write_bytes(Path(path), data)
+    except OSError as err:
+        raise OutputError.of(path, err) from err
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
     if not _replaceable(path):
         with open(path, "wb") as handle:  # a device, FIFO or symlink: write through
             handle.write(data)
@@ -180,12 +190,18 @@ def output_folder(
     """
     out = Path(out)
     check_output_folder(out, marker, command, error)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    remove_stale_folders(out)
-    tmp, lock = _make_temporary_folder(out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_folders(out)
+        tmp, lock = _make_temporary_folder(out)
+    except OSError as err:
+        raise OutputError.of(out, err) from err
     try:
         yield tmp
-        _swap(tmp, out)
+        try:
+            _swap(tmp, out)
+        except OSError as err:
+            raise OutputError.of(out, err) from err
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         os.close(lock)

@@ -208,6 +208,23 @@ def test_a_lone_surrogate_names_the_file_line_and_json_path(tmp_path):
     assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]
 
 
+def test_an_output_that_cannot_be_written_is_one_line(tmp_path, capsys):
+    data = write_jsonl(tmp_path / "in.jsonl", ROWS)
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    exact = ["--segmenter", "rules", "--scorer", "exact"]
+    for flags, where, reason in [
+        ([*exact, "--output", str(tmp_path)], tmp_path, "Is a directory"),
+        ([*exact, "--output", str(blocker / "o.json")], blocker / "o.json", "Not a directory"),
+        (["--segmenter", "rules", "--scorer", "learned", "--cache-dir", str(blocker / "c")],
+         blocker / "c", "Not a directory (the score cache; see cache_dir)"),
+    ]:  # fmt: skip
+        assert main(["unimatch", str(data), *flags]) == 2
+        err = capsys.readouterr().err
+        assert err == f"sefora unimatch: error: {where}: cannot write: {reason}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "in.jsonl"]
+
+
 def test_every_bad_line_of_a_file_is_listed(tmp_path, capsys):
     data = tmp_path / "in.jsonl"
     data.write_text(
