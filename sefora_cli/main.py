@@ -24,7 +24,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from sefora_cli.options import common_options
+from sefora_cli.options import common_options, show_progress
 from sefora_common.errors import ToolkitError
 
 #: Subcommand -> (module that registers it, one-line help shown by ``sefora --help``).
@@ -147,6 +147,16 @@ def configure_logging(verbosity: int) -> None:
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", force=True)
 
 
+def library_bars(show: bool | None) -> None:
+    """The progress bars of `datasets` and the Hugging Face hub client follow the toolkit's
+    rule: none with ``-q`` or off a terminal (they would fill a log with bar lines)."""
+    if show is False or (show is None and not sys.stderr.isatty()):
+        for variable in ("HF_DATASETS_DISABLE_PROGRESS_BARS", "HF_HUB_DISABLE_PROGRESS_BARS"):
+            os.environ.setdefault(variable, "1")  # read when `datasets` is imported
+        if "datasets" in sys.modules:  # already imported: switch its bars off directly
+            sys.modules["datasets"].disable_progress_bars()
+
+
 def _run(args: argparse.Namespace) -> int:
     """The subcommand's exit code; log lines printed above a progress bar, not through it."""
     from tqdm.contrib.logging import logging_redirect_tqdm
@@ -173,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = make_parser(argv).parse_args(argv)
     configure_logging(args.verbose)
+    library_bars(show_progress(args))
     prefix = f"sefora {args.command}"
     try:
         with _signals_raise():

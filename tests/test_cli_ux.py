@@ -334,3 +334,15 @@ def test_offline_segmenting_and_scoring_draw_bars(monkeypatch, capsys):
     assert "scoring: 100%" in err
     unimatch_metric.unimatch(texts[:5], [[t] for t in texts[:5]], progress=False, use_cache=False)
     assert capsys.readouterr().err == ""
+
+
+def test_no_dataset_loading_bars_off_a_terminal(sample_dataset, tmp_path):
+    run_file(sample_dataset, tmp_path / "runs")
+    fresh = {"HF_HOME": str(tmp_path / "hf")}  # `datasets` prepares the splits again
+    done = sefora("evaluate", str(tmp_path / "runs"), "--out", str(tmp_path / "results"),
+                  "--data", str(sample_dataset), "--segmenter", "rules", "--scorer", "exact",
+                  env=fresh)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""  # was a "Generating train split" bar per split
+    assert done.stdout.startswith("v2-guided-rubric-zs__m.jsonl: F1 ")
+    assert (tmp_path / "hf").is_dir()
