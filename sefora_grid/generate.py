@@ -232,7 +232,8 @@ def generate_run(
     bar = progress_bar(
         total=len(todo), desc=f"{config.id} {model_slug(backend.model)}", unit="par", show=progress
     )
-    with RunWriter(path) as writer, futures.ThreadPoolExecutor(backend.workers) as pool_:
+    pool_ = futures.ThreadPoolExecutor(backend.workers)
+    with RunWriter(path) as writer:
         pending: dict[futures.Future, list[Item]] = {}
 
         def collect(wait_for: str) -> None:
@@ -250,15 +251,20 @@ def generate_run(
                     written += 1
                 bar.update(len(batch))
 
-        for batch in _batches(items, backend.batch_size):
-            if failure is not None:
-                break
-            prompts = [item.prompt.messages for item in batch]
-            pending[pool_.submit(backend.generate, prompts)] = batch
-            if len(pending) >= backend.workers:
-                collect(futures.FIRST_COMPLETED)
-        while pending:
-            collect(futures.ALL_COMPLETED)
+        try:
+            for batch in _batches(items, backend.batch_size):
+                if failure is not None:
+                    break
+                prompts = [item.prompt.messages for item in batch]
+                pending[pool_.submit(backend.generate, prompts)] = batch
+                if len(pending) >= backend.workers:
+                    collect(futures.FIRST_COMPLETED)
+            while pending:
+                collect(futures.ALL_COMPLETED)
+        except BaseException:  # Ctrl-C, SIGTERM: stop now; the requests in flight are lost
+            pool_.shutdown(wait=False, cancel_futures=True)
+            raise
+    pool_.shutdown()
     bar.close()
     if failure is not None and not isinstance(failure, GridError):
         raise failure

@@ -144,3 +144,26 @@ def test_ctrl_c_while_requests_are_in_flight(tmp_path):
         "sefora unimatch: interrupted; nothing half-written was left"
     ]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]
+
+
+def test_ctrl_c_during_generate_stops_at_once_and_keeps_whole_rows(sample_dataset, tmp_path):
+    replies = iter(range(1000))
+
+    def model(request):  # the first two answer at once, the others after a minute
+        return Reply("Feedback: vary your sentences.", delay=0 if next(replies) < 2 else 60)
+
+    with FakeOpenAIServer(responder=model) as server:
+        proc = start(
+            "generate", "--config", "v1-unguided-norubric-zs", "--split", "train",
+            "--data", str(sample_dataset), "--model", "m", "--base-url", server.base_url,
+            "--api-key", TEST_API_KEY, "--out", str(tmp_path / "runs"), "--concurrency", "2",
+        )  # fmt: skip
+        wait_for(lambda: server.request_count >= 4, proc)
+        asked = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        assert time.monotonic() - asked < 10  # not held by the replies in flight
+    assert proc.returncode == 130 and "Traceback" not in err
+    [run] = (tmp_path / "runs").glob("*.jsonl")
+    text = run.read_text(encoding="utf-8")
+    assert text.endswith("\n") and [json.loads(line)["feedback"] for line in text.splitlines()]
