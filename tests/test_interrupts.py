@@ -24,9 +24,25 @@ from tests.fake_openai_server import TEST_API_KEY, FakeOpenAIServer, Reply
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def start(*args: str, env: dict | None = None) -> subprocess.Popen:
-    """`sefora` in a process of its own, Ctrl-C delivered as in a terminal (a background
-    job of a script would otherwise inherit SIGINT ignored)."""
+@pytest.fixture
+def start():
+    """Starts `sefora` in a process of its own, Ctrl-C delivered as in a terminal (a
+    background job of a script would otherwise inherit SIGINT ignored); a process still
+    running when the test ends is killed."""
+    started: list[subprocess.Popen] = []
+
+    def run(*args: str, env: dict | None = None) -> subprocess.Popen:
+        started.append(_popen(*args, env=env))
+        return started[-1]
+
+    yield run
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
+def _popen(*args: str, env: dict | None = None) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "sefora_cli.main", *args],
         stdout=subprocess.PIPE,
@@ -68,7 +84,7 @@ def corpus(tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize("signum, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_stopped_build_leaves_no_temporary_folder_and_the_old_output(
-    corpus, tmp_path, signum, code
+    corpus, tmp_path, start, signum, code
 ):
     out = tmp_path / "sefora"
     build_dataset(SAMPLE_SOURCE, out, progress=False)  # an earlier output, to be kept
@@ -108,7 +124,7 @@ def test_stale_temporary_folders_are_removed_and_reported_live_ones_kept(tmp_pat
     assert (out / ".sefora-build.json").is_file()
 
 
-def test_the_next_build_reports_what_it_removed(tmp_path):
+def test_the_next_build_reports_what_it_removed(tmp_path, start):
     out = tmp_path / "sefora"
     stale = tmp_path / ".sefora.0badc0de.tmp"
     stale.mkdir()
@@ -121,7 +137,7 @@ def test_the_next_build_reports_what_it_removed(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sefora"]
 
 
-def test_ctrl_c_while_requests_are_in_flight(tmp_path):
+def test_ctrl_c_while_requests_are_in_flight(tmp_path, start):
     data = tmp_path / "in.jsonl"
     rows = [{"prediction": f"Point {i}.", "references": [f"Ref {i}."]} for i in range(20)]
     data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
@@ -146,7 +162,7 @@ def test_ctrl_c_while_requests_are_in_flight(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]
 
 
-def test_ctrl_c_during_generate_stops_at_once_and_keeps_whole_rows(sample_dataset, tmp_path):
+def test_ctrl_c_during_generate_stops_at_once_and_keeps_whole_rows(sample_dataset, tmp_path, start):
     replies = iter(range(1000))
 
     def model(request):  # the first two answer at once, the others after a minute
