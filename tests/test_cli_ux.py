@@ -261,6 +261,18 @@ def test_no_log_lines_by_default_and_logs_with_v(tmp_path, server):
     assert json.loads(loud.stdout) == json.loads(quiet.stdout)
 
 
+@pytest.mark.slow
+def test_offline_backends_load_their_model_without_a_log_line(tmp_path):
+    data = write_jsonl(tmp_path / "in.jsonl", ROWS)
+    offline = ["--segmenter", "learned", "--scorer", "embedding", "--no-cache"]
+    quiet = sefora("unimatch", str(data), *offline)
+    assert quiet.returncode == 0, quiet.stderr
+    assert quiet.stderr == ""  # was "INFO sentence_transformers...: Loading ..." every run
+    loud = sefora("unimatch", str(data), *offline, "-v")
+    assert "INFO sentence_transformers" in loud.stderr
+    assert json.loads(loud.stdout) == json.loads(quiet.stdout)
+
+
 # --- item 7: progress on a terminal, off with --quiet or off a terminal ---------------
 
 
