@@ -75,21 +75,23 @@ def _write_bytes(path: Path, data: bytes) -> None:
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
         mode = None
-    while True:
-        tmp = _temporary_sibling(path, ".tmp")
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
-            break
-        except FileExistsError:
-            continue
+    tmp: Path | None = None  # named before it exists: an interrupt at any point cleans up
     try:
+        while True:
+            tmp = _temporary_sibling(path, ".tmp")
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+                break
+            except FileExistsError:
+                tmp = None
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
         raise
 
 
@@ -110,17 +112,21 @@ def _lock(folder: Path) -> int | None:
     return fd
 
 
-def _make_temporary_folder(out: Path) -> tuple[Path, int]:
-    """A new temporary sibling of ``out``, locked for as long as this run lasts."""
+def _make_temporary_folder(out: Path, made: list[Path]) -> int:
+    """Make a new temporary sibling of ``out``, locked for as long as this run lasts; its
+    path is put in ``made`` before it exists, so that the caller's cleanup covers it even
+    if an interrupt lands in between. Returns the lock's descriptor."""
     while True:
         tmp = _temporary_sibling(out, ".tmp")
+        made[:] = [tmp]
         try:
             tmp.mkdir(mode=FOLDER_MODE)
         except FileExistsError:
+            made.clear()
             continue
         fd = _lock(tmp)
         if fd is not None:
-            return tmp, fd
+            return fd
 
 
 def remove_stale_folders(out: str | os.PathLike[str]) -> list[Path]:
@@ -190,18 +196,22 @@ def output_folder(
     """
     out = Path(out)
     check_output_folder(out, marker, command, error)
+    made: list[Path] = []
+    lock = None
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        remove_stale_folders(out)
-        tmp, lock = _make_temporary_folder(out)
-    except OSError as err:
-        raise OutputError.of(out, err) from err
-    try:
-        yield tmp
         try:
-            _swap(tmp, out)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            remove_stale_folders(out)
+            lock = _make_temporary_folder(out, made)
+        except OSError as err:
+            raise OutputError.of(out, err) from err
+        yield made[0]
+        try:
+            _swap(made[0], out)
         except OSError as err:
             raise OutputError.of(out, err) from err
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        os.close(lock)
+        for tmp in made:
+            shutil.rmtree(tmp, ignore_errors=True)
+        if lock is not None:
+            os.close(lock)
