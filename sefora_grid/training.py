@@ -78,8 +78,8 @@ def training_rows(
     counter = token_counter(tokenizer)
     if config.few_shot and pool is None:
         pool = exemplar_pool(data_dir)
+    targets = load_targets(data_dir, split)  # first: a clear error for a missing split
     references = load_references(data_dir, [split], bare)
-    targets = load_targets(data_dir, split)
     rows: list[dict[str, Any]] = []
     dropped = 0
     for target in targets:
@@ -124,7 +124,7 @@ def training_rows(
 
 def training_dataset(
     data_dir: str | Path = "sefora",
-    split: str | Sequence[str] = SPLITS,
+    split: str | Sequence[str] = "train",
     config: str | PromptConfig = DEFAULT_CONFIG,
     tokenizer: Any = None,
     budget: int = DEFAULT_BUDGET,
@@ -139,7 +139,8 @@ def training_dataset(
     configuration ``config``, fitted to ``budget - max_new_tokens`` tokens counted by
     ``tokenizer`` — the policy's — or approximately), ``references``, ids, ``paragraph``,
     ``draft_text``, ``assignment_text`` (the rubric judge's material) and the prompt's token
-    count. Splits are the dataset's, disjoint by student; few-shot exemplars come from
+    count. ``split`` names one of the dataset's splits (disjoint by student) or several
+    (e.g. `SPLITS`) for a `DatasetDict`; few-shot exemplars come from
     ``train``. Set the trainer's completion length to ``max_new_tokens``.
     """
     from datasets import Dataset, DatasetDict

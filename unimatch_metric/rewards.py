@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from sefora_common.errors import ToolkitError
-from unimatch_metric.errors import UniMatchError, UniMatchInputError
+from unimatch_metric.errors import BackendError, UniMatchInputError
 from unimatch_metric.pipeline import UniMatch
 
 logger = logging.getLogger(__name__)
@@ -163,7 +163,7 @@ class UniMatchReward(Reward):
         return [
             float(d[self.figure])
             if d["error"] is None
-            else UniMatchError(f"{self.__name__}: completion {i}: {d['error']}")
+            else BackendError(f"{self.__name__}: completion {i}: {d['error']}")
             for i, d in enumerate(result["details"])
         ]
 
