@@ -83,6 +83,11 @@ def _column(columns: Mapping[str, Any], name: str, n: int) -> Sequence[Any]:
     return values
 
 
+def offline_by_default(options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` with the offline segmenter and scorer unless they name backends."""
+    return {"segmenter": "offline", "scorer": "offline", **options}
+
+
 class Reward:
     """The base of the rewards here: TRL's call signature over `outcomes`.
 
@@ -122,8 +127,10 @@ class UniMatchReward(Reward):
     """UniMatch's per-paragraph ``figure`` (F1, precision or recall) of each completion
     against the references of its row (column ``references``).
 
-    ``options`` are UniMatch options: the offline backends by default (deterministic,
-    cached on disk), an LLM judge with ``model``/``base_url`` (see the metric card).
+    ``options`` are UniMatch options (see the metric card). The backends are the offline
+    ones (deterministic, cached on disk) unless ``segmenter``/``scorer`` name others, e.g.
+    ``"llm"`` for the paper's judge: a reward never switches to paid requests because an
+    endpoint is set in the environment.
     ``extract`` maps a raw completion to the feedback to score (e.g. the "Feedback:" field
     of a V2 reply; `sefora_grid.training.feedback_extractor`). An empty completion scores 0;
     a row without references is an error.
@@ -143,7 +150,7 @@ class UniMatchReward(Reward):
         self.figure = figure
         self.references = references
         self.extract = extract
-        self.metric = UniMatch(**options)
+        self.metric = UniMatch(**offline_by_default(options))
         self.__name__ = f"unimatch_{figure}"
 
     def outcomes(
@@ -406,7 +413,8 @@ class TrainerMetrics:
 
     Pass ``preprocess_logits_for_metrics=TrainerMetrics.argmax`` too, so the trainer keeps
     token ids rather than whole logits. Returns flat keys (``unimatch_f1``, ...; the trainer
-    adds ``eval_``). ``shift=False`` for predictions already aligned with the labels (e.g. a
+    adds ``eval_``); the backends are offline unless named, as for `UniMatchReward`.
+    ``shift=False`` for predictions already aligned with the labels (e.g. a
     seq2seq model's generations).
     """
 
@@ -422,7 +430,7 @@ class TrainerMetrics:
         self.references = [list(r) for r in references]
         self.prefix = prefix
         self.shift = shift
-        self.metric = UniMatch(**options)
+        self.metric = UniMatch(**offline_by_default(options))
 
     @staticmethod
     def argmax(logits: Any, labels: Any) -> Any:
