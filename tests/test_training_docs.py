@@ -51,3 +51,22 @@ def test_examples_run(tmp_path, monkeypatch):
     assert figures["eval_unimatch_n_examples"] == 4
     assert not any(isinstance(v, dict) for v in metrics.values())
     assert not any("config" in k or "details" in k for k in metrics)
+
+
+def test_the_readme_training_example_runs(sample_dataset, tmp_path, monkeypatch, capsys):
+    readme = (DOC.parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Training with UniMatch", 1)[1].split("\n## ", 1)[0]
+    ((language, code),) = BLOCK.findall(section)
+    assert language == "python"
+    (tmp_path / "sefora").symlink_to(sample_dataset)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    namespace: dict = {}
+    exec(compile(code, "README.md training block", "exec"), namespace)
+    printed = capsys.readouterr().out.strip().splitlines()[-1]
+    values = [float(v) for v in printed.strip("[]").split(",")]
+    rows, replies = namespace["rows"], namespace["replies"]
+    assert values == namespace["reward"](
+        prompts=rows["prompt"], completions=replies, references=rows["references"]
+    )
+    assert len(values) == 2 and all(0.0 <= v <= 1.0 for v in values)
