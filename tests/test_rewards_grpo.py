@@ -1,6 +1,7 @@
 """Two GRPO steps of TRL on CPU with a tiny random GPT-2 built here, on the training view of
 the bundled sample, rewarded by offline UniMatch: the rewards the trainer logs are the
-reward function's own values for the same completions."""
+reward function's own values for the same completions. A gated reward (an LLM judge on the
+fake server every other step) reports its judge calls to the trainer's log."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ import numpy as np
 import pytest
 
 from sefora_grid.training import feedback_extractor, training_dataset
+from tests.fake_openai_server import FakeOpenAIServer
 from tests.test_generate_transformers import make_tiny_lm
-from unimatch_metric.rewards import UniMatchReward
+from tests.test_rewards_gating import toy_judge
+from unimatch_metric.rewards import EveryN, GatedReward, UniMatchReward
 
 MAX_NEW = 12
 GROUP = 4
@@ -19,7 +22,9 @@ BUDGET = 2048  # the tiny model's context length
 
 
 @pytest.mark.slow
-def test_two_grpo_steps_log_the_reward_functions_values(sample_dataset: Path, tmp_path: Path):
+def test_two_grpo_steps_log_the_reward_functions_values(
+    sample_dataset: Path, tmp_path: Path, server: FakeOpenAIServer, llm: dict
+):
     pytest.importorskip("trl")
     import pandas as pd
     from transformers import AutoTokenizer
@@ -32,6 +37,8 @@ def test_two_grpo_steps_log_the_reward_functions_values(sample_dataset: Path, tm
     )
     assert len(train) == 4 and max(train["prompt_tokens"]) <= BUDGET - MAX_NEW
     reward = UniMatchReward(extract=feedback_extractor(), cache_dir=tmp_path / "cache")
+    judge = UniMatchReward(extract=feedback_extractor(), scorer="llm", **llm)
+    gated = GatedReward(reward, judge, EveryN(2), name="gated")
     args = GRPOConfig(
         output_dir=str(tmp_path / "out"),
         per_device_train_batch_size=GROUP,
@@ -48,7 +55,7 @@ def test_two_grpo_steps_log_the_reward_functions_values(sample_dataset: Path, tm
     )
     trainer = GRPOTrainer(
         model=str(tiny),
-        reward_funcs=[reward],
+        reward_funcs=[reward, gated],
         args=args,
         train_dataset=train,
         processing_class=tokenizer,
@@ -71,3 +78,18 @@ def test_two_grpo_steps_log_the_reward_functions_values(sample_dataset: Path, tm
         assert len(set(own)) > 1  # the completions' rewards differ: a signal to learn from
         np.testing.assert_allclose(rows["unimatch_f1"].to_numpy(), own, rtol=1e-6, atol=1e-6)
         assert entry["rewards/unimatch_f1/mean"] == pytest.approx(float(np.mean(own)), abs=1e-6)
+    # The gate: the first generation (global step 0) judged, the second (step 1) not.
+    assert [h["gate/judged"] for h in logged] == [GROUP, 0]
+    assert [h["gate/judged_total"] for h in logged] == [GROUP, GROUP]
+    assert [list(pd.read_parquet(t)["gate"]) for t in tables] == [
+        ["judge"] * GROUP,
+        ["base"] * GROUP,
+    ]
+    assert gated.stats.judged == GROUP and gated.stats.judge_failures == 0
+    assert server.request_count > 0
+
+
+@pytest.fixture
+def server():
+    with FakeOpenAIServer(responder=toy_judge) as srv:
+        yield srv
