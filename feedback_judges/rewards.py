@@ -10,7 +10,7 @@ from typing import Any
 from feedback_judges.errors import JudgeInputError, JudgeRequestError
 from feedback_judges.judge import RubricJudge
 from feedback_judges.rubric import DEFAULT_RUBRIC, Rubric
-from unimatch_metric.rewards import TRAINER_KWARGS, Outcome, Reward
+from unimatch_metric.rewards import TRAINER_KWARGS, Outcome, Reward, check_reward_options
 
 #: Where the bundled essay rubric's material comes from in `sefora_grid.training`'s view.
 DEFAULT_CONTEXT_COLUMNS = {"essay": "draft_text", "prompt": "assignment_text"}
@@ -34,8 +34,7 @@ class RubricReward(Reward):
         extract: Callable[[str], str] | None = None,
         **options: Any,
     ) -> None:
-        options.pop("on_error", None)  # failures are returned per completion
-        options.pop("return_details", None)
+        check_reward_options(options)
         self.judge = RubricJudge(rubric, **options)
         self.context_columns = dict(context_columns or DEFAULT_CONTEXT_COLUMNS)
         fields = {c.name for c in self.judge.rubric.context}

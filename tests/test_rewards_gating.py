@@ -314,6 +314,8 @@ def test_completions_as_chat_messages_and_the_figures():
     assert got == pytest.approx({"f1": 2 / 3, "precision": 1.0, "recall": 0.5})
     with pytest.raises(ValueError, match="figure"):
         UniMatchReward("accuracy")
+    with pytest.raises(TypeError, match="on_error: not an option of a reward"):
+        UniMatchReward(on_error="skip")
 
 
 def test_bad_reward_columns_are_clear_errors():

@@ -83,6 +83,16 @@ def _column(columns: Mapping[str, Any], name: str, n: int) -> Sequence[Any]:
     return values
 
 
+def check_reward_options(options: Mapping[str, Any]) -> None:
+    """Refuse the metric options a reward decides itself (they would be ignored)."""
+    fixed = sorted({"on_error", "return_details"} & set(options))
+    if fixed:
+        raise TypeError(
+            f"{', '.join(fixed)}: not an option of a reward (a reward returns one score per "
+            "completion; a failure is raised by a plain call, and a gated reward falls back)"
+        )
+
+
 def offline_by_default(options: Mapping[str, Any]) -> dict[str, Any]:
     """``options`` with the offline segmenter and scorer unless they name backends."""
     return {"segmenter": "offline", "scorer": "offline", **options}
@@ -145,8 +155,7 @@ class UniMatchReward(Reward):
     ) -> None:
         if figure not in FIGURES:
             raise ValueError(f"figure must be one of {FIGURES}, got {figure!r}")
-        options.pop("on_error", None)  # failures are returned per completion (see outcomes)
-        options.pop("return_details", None)
+        check_reward_options(options)
         self.figure = figure
         self.references = references
         self.extract = extract
