@@ -287,8 +287,9 @@ class Adaptive:
 
 @dataclass
 class GateStats:
-    """What a gated reward did so far: calls, completions, completions sent to the judge,
-    the judge's failures (each fell back to the offline score)."""
+    """What a gated reward did so far: calls, completions, completions sent to the judge
+    (a verdict in the judge's cache makes no request), and the judge's failures (each fell
+    back to the base score)."""
 
     calls: int = 0
     completions: int = 0
