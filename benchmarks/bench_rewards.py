@@ -118,7 +118,7 @@ def main() -> None:
     for label, key in (("reward, empty cache", "cold"), ("reward, warm cache", "warm")):
         print(
             f"  {label:<34}: {best[key]:7.2f} s  {total / best[key]:8.0f} completions/s  "
-            f"ratio to baseline {best[key] / best['baseline']:.2f}"
+            f"ratio to baseline {best[key] / best['baseline']:.3g}"
         )
 
 
