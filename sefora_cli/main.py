@@ -144,7 +144,7 @@ def configure_logging(verbosity: int) -> None:
     """Warnings and errors only by default (no per-request ``httpx`` line, no model-loading
     line); ``-v`` adds information messages, ``-vv`` debug messages."""
     level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(verbosity, 2)]
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", force=True)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
 
 
 def library_bars(show: bool | None) -> None:
@@ -169,7 +169,10 @@ def _exit_now(code: int, process: bool) -> int:
     """``code``; with ``process`` (the console script, not a call from Python), leave at once
     if worker threads (LLM requests in flight) would hold the interpreter's exit until they
     time out: the main thread's cleanup has already run."""
-    if process and any(t.is_alive() and not t.daemon for t in threading.enumerate()[1:]):
+    main_thread = threading.main_thread()
+    if process and any(
+        t is not main_thread and t.is_alive() and not t.daemon for t in threading.enumerate()
+    ):
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)

@@ -51,7 +51,6 @@ def checked(convert: Callable[[str], Any], check: Callable[[Any], object]) -> Ca
             raise argparse.ArgumentTypeError(str(err)) from err
         return value
 
-    parse.__name__ = getattr(convert, "__name__", "value")  # argparse names it in messages
     return parse
 
 
