@@ -67,6 +67,7 @@ def add_metric_options(
 ) -> None:
     """The UniMatch options of a command that runs ``stages``; LLM endpoint, concurrency and
     cache options come with any stage. Defaults and checks are the library's."""
+    from sefora_llm.options import ON_ERROR
     from unimatch_metric import SCORERS, SEGMENTERS
     from unimatch_metric.options import Options
 
@@ -128,7 +129,7 @@ def add_metric_options(
     if "on_error" in names:
         parser.add_argument(
             "--on-error",
-            choices=("raise", "skip"),
+            choices=ON_ERROR,
             help="a paragraph whose LLM request failed: stop (raise, the default) or skip it",
         )
     parser.set_defaults(metric_options=names)
