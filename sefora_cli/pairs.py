@@ -69,17 +69,21 @@ def read_scored(path: Path, args: argparse.Namespace) -> list[ScoredFeedback]:
         "score": args.score_field,
         "group": args.group_field,
     }
-    rows = []
-    for number, raw in read_jsonl(path, JudgeInputError):
+
+    def row(raw: dict, where: str) -> ScoredFeedback:
+        return scored_feedback({key: raw.get(name) for key, name in fields.items()}, where)
+
+    def check(where: str, raw: dict) -> list[tuple[str, str]]:
         missing = [name for key, name in fields.items() if key != "group" and name not in raw]
         if missing:
-            raise JudgeInputError(path, f"line {number}", f"missing field(s) {missing}")
+            return [(where, f"missing field(s) {missing}")]
         try:
-            row = {key: raw.get(name) for key, name in fields.items()}
-            rows.append(scored_feedback(row, f"line {number}"))
+            row(raw, where)
         except ValueError as err:
-            raise JudgeInputError(path, "", str(err)) from err
-    return rows
+            return [("", str(err))]  # the message names the line and the field
+        return []
+
+    return [row(raw, f"line {n}") for n, raw in read_jsonl(path, JudgeInputError, check)]
 
 
 def run(args: argparse.Namespace) -> int:

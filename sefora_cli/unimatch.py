@@ -33,24 +33,22 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
+def _example_problems(where: str, row: dict) -> list[tuple[str, str]]:
+    if "prediction" not in row or "references" not in row:
+        return [(where, "expected an object with 'prediction' and 'references'")]
+    problems = []
+    if not (isinstance(row["prediction"], str) or _strings(row["prediction"])):
+        problems.append((f"{where}: prediction", "expected a string or a list of strings"))
+    if not _strings(row["references"]):
+        problems.append((f"{where}: references", "expected a list of strings"))
+    return problems
+
+
 def read_examples(path: Path) -> tuple[list[Any], list[Any]]:
-    """Predictions and references from a JSONL file; a bad line is a `UniMatchInputError`."""
-    predictions, references = [], []
-    for number, row in read_jsonl(path, UniMatchInputError):
-        if "prediction" not in row or "references" not in row:
-            raise UniMatchInputError(
-                path, f"line {number}", "expected an object with 'prediction' and 'references'"
-            )
-        pred, refs = row["prediction"], row["references"]
-        if not (isinstance(pred, str) or _strings(pred)):
-            raise UniMatchInputError(
-                path, f"line {number}", "prediction: a string or list of strings"
-            )
-        if not _strings(refs):
-            raise UniMatchInputError(path, f"line {number}", "references: a list of strings")
-        predictions.append(pred)
-        references.append(refs)
-    return predictions, references
+    """Predictions and references from a JSONL file; bad lines are one `UniMatchInputError`
+    listing every problem of each."""
+    rows = [row for _, row in read_jsonl(path, UniMatchInputError, _example_problems)]
+    return [r["prediction"] for r in rows], [r["references"] for r in rows]
 
 
 def _strings(value: Any) -> bool:

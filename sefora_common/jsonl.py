@@ -7,6 +7,7 @@ import json
 import math
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -86,13 +87,21 @@ def read_json(path: str | os.PathLike[str], error: type[InputError] = InputError
     return value
 
 
+#: A caller's check of one row: ``check("line 7", row)`` returns its problems as
+#: (field, message), the field naming the line (e.g. ``("line 7: score", "expected ...")``).
+RowCheck = Callable[[str, dict], list[tuple[str, str]]]
+
+
 def parse_jsonl(
-    text: str, source: str | os.PathLike[str], error: type[InputError] = InputError
+    text: str,
+    source: str | os.PathLike[str],
+    error: type[InputError] = InputError,
+    check: RowCheck | None = None,
 ) -> list[tuple[int, dict]]:
     """(line number, object) for each non-blank line of ``text`` read from ``source``.
 
-    Every line that is not a JSON object, or holds a value `decode_json` reports, is listed
-    in one ``error`` naming ``source``, the line and the JSON path.
+    Every line that is not a JSON object, holds a value `decode_json` reports or fails the
+    caller's ``check`` is listed in one ``error`` naming ``source``, the line and the field.
     """
     rows = []
     problems: list[tuple[str, str, json.JSONDecodeError | None]] = []
@@ -109,6 +118,8 @@ def parse_jsonl(
             problems.append((where, "expected a JSON object", None))
             continue
         problems += [(f"{where}: {path}" if path else where, msg, None) for path, msg in bad]
+        if check is not None and not bad:  # a value JSON cannot hold is reported once
+            problems += [(field, msg, None) for field, msg in check(where, row)]
         rows.append((number, row))
     if problems:
         failure = error.of_problems(source, [(field, msg) for field, msg, _ in problems])
@@ -117,15 +128,17 @@ def parse_jsonl(
 
 
 def read_jsonl(
-    path: str | os.PathLike[str], error: type[InputError] = InputError
+    path: str | os.PathLike[str],
+    error: type[InputError] = InputError,
+    check: RowCheck | None = None,
 ) -> list[tuple[int, dict]]:
     """(line number, object) for each non-blank line of a UTF-8 JSONL file.
 
     An unreadable file or bad lines raise ``error`` (an `InputError` subclass of the
-    caller's package) naming the file, the line and the JSON path (see `parse_jsonl`).
+    caller's package) naming the file, the line and the field (see `parse_jsonl`).
     """
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise error(path, "", f"cannot read ({err})") from err
-    return parse_jsonl(text, path, error)
+    return parse_jsonl(text, path, error, check)
