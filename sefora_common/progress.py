@@ -4,11 +4,8 @@ lasted a moment, so short calls (a metric inside a training loop) print nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
-
-X = TypeVar("X")
-Y = TypeVar("Y")
+from collections.abc import Iterable
+from typing import Any
 
 #: Seconds of work before a bar appears.
 DELAY = 1.0
@@ -38,23 +35,3 @@ def progress_bar(
         delay=DELAY,
         dynamic_ncols=True,
     )
-
-
-def in_chunks(
-    run: Callable[[list[X]], list[Y]],
-    items: Sequence[X],
-    size: int,
-    *,
-    desc: str,
-    unit: str = "it",
-    show: bool | None = None,
-) -> list[Y]:
-    """``run(items)`` made of calls on at most ``size`` items each, with a `progress_bar`
-    counting the items done (for batched work that would otherwise show nothing)."""
-    out: list[Y] = []
-    with progress_bar(total=len(items), desc=desc, unit=unit, show=show) as bar:
-        for start in range(0, len(items), size):
-            chunk = list(items[start : start + size])
-            out += run(chunk)
-            bar.update(len(chunk))
-    return out

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from sefora_common.progress import progress_bar
+
 #: Top transformer layers that are trained (MiniLM-L6 has 6); the rest stay frozen.
 TUNED_LAYERS = 2
 _BATCH = 64
@@ -138,18 +140,22 @@ class TunedEncoder:
         pooled = (h * mask[:, :, None]).sum(1) / mask.sum(1, keepdim=True)
         return torch.nn.functional.normalize(pooled, dim=-1)
 
-    def encode(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """(fine-tuned, original) normalised embeddings of ``texts``, in input order."""
+    def encode(
+        self, texts: Sequence[str], progress: bool | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(fine-tuned, original) normalised embeddings of ``texts``, in input order; one
+        batch of similar lengths at a time, counted by a `progress_bar`."""
         torch = import_torch()
-        if not texts:
-            return np.zeros((0, 384)), np.zeros((0, 384))
-        states = self.bottom_states(texts)
-        order = sorted(range(len(texts)), key=lambda i: -states[i].shape[0])
         tuned, original = np.zeros((len(texts), 384)), np.zeros((len(texts), 384))
-        with torch.inference_mode():
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # little padding
+        with (
+            progress_bar(total=len(texts), desc="scoring", unit="text", show=progress) as bar,
+            torch.inference_mode(),
+        ):
             for start in range(0, len(order), _BATCH):
                 batch = order[start : start + _BATCH]
-                chunk = [states[i] for i in batch]
-                tuned[batch] = self.top(self.tuned, chunk).numpy()
-                original[batch] = self.top(self.original, chunk).numpy()
+                states = self.bottom_states([texts[i] for i in batch])
+                tuned[batch] = self.top(self.tuned, states).numpy()
+                original[batch] = self.top(self.original, states).numpy()
+                bar.update(len(batch))
         return tuned, original

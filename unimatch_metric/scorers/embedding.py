@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from sefora_common.progress import in_chunks
+from sefora_common.progress import progress_bar
 from unimatch_metric.encoder import EMBEDDING_MODEL, load_embedding_model
 from unimatch_metric.errors import UniMatchError
 from unimatch_metric.options import Options
@@ -58,23 +58,21 @@ class EmbeddingScorer:
             return []
         texts = list(dict.fromkeys(text for pair in pairs for text in pair))
         index = {text: i for i, text in enumerate(texts)}
-        model = load_embedding_model()
-        chunks = in_chunks(
-            lambda chunk: [
-                model.encode(
-                    chunk,
-                    batch_size=self.encode_batch_size,
-                    normalize_embeddings=True,
-                    convert_to_numpy=True,
-                    show_progress_bar=False,
+        model, size = load_embedding_model(), 8 * self.encode_batch_size
+        chunks = []
+        with progress_bar(total=len(texts), desc="scoring", unit="text", show=self.progress) as bar:
+            for start in range(0, len(texts), size):
+                chunk = texts[start : start + size]
+                chunks.append(
+                    model.encode(
+                        chunk,
+                        batch_size=self.encode_batch_size,
+                        normalize_embeddings=True,
+                        convert_to_numpy=True,
+                        show_progress_bar=False,
+                    )
                 )
-            ],
-            texts,
-            8 * self.encode_batch_size,
-            desc="encoding",
-            unit="text",
-            show=self.progress,
-        )
+                bar.update(len(chunk))
         vectors = np.vstack(chunks)
         left = vectors[[index[a] for a, _ in pairs]]
         right = vectors[[index[b] for _, b in pairs]]

@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from sefora_common.progress import in_chunks
 from sefora_common.text import normalise
 from unimatch_metric.encoder import TunedEncoder
 from unimatch_metric.errors import UniMatchError
@@ -25,9 +24,6 @@ from unimatch_metric.trees import predict_raw
 
 #: Prefix of the fine-tuned MiniLM layers' arrays inside the scorer's ``.npz``.
 TUNED_PREFIX = "minilm."
-#: Pairs per batched prediction (a step of the progress bar): pairs come paragraph by
-#: paragraph, so a chunk shares most of its texts and each is encoded about once.
-CHUNK = 2048
 
 
 @functools.lru_cache(maxsize=4)
@@ -39,7 +35,9 @@ def tuned_encoder(path: Path) -> TunedEncoder:
     )
 
 
-def pair_features(pairs: Sequence[tuple[str, str]], encoder: TunedEncoder) -> np.ndarray:
+def pair_features(
+    pairs: Sequence[tuple[str, str]], encoder: TunedEncoder, progress: bool | None = None
+) -> np.ndarray:
     """Features of each (instructor unit, model unit) pair: cosines + category cues.
 
     The fine-tuned and the original MiniLM cosine, cue agreement, each unit's cues, word and
@@ -50,7 +48,7 @@ def pair_features(pairs: Sequence[tuple[str, str]], encoder: TunedEncoder) -> np
         return np.zeros((0, 0))
     texts = list(dict.fromkeys(t for pair in pairs for t in pair))
     index = {t: i for i, t in enumerate(texts)}
-    vectors, original = encoder.encode(texts)
+    vectors, original = encoder.encode(texts, progress)
     units = np.asarray([unit_features(t) for t in texts])
     words = [content_words(t) for t in texts]
     quotes = [{q.lower() for q in QUOTED.findall(t)} for t in texts]
@@ -103,12 +101,9 @@ class LearnedScorer:
 
     def score(self, pairs: Sequence[tuple[str, str]]) -> list[float | UniMatchError]:
         """Predict a 0–4 score for each pair; identical units (up to case and spacing) get 4."""
-        return in_chunks(self._score, pairs, CHUNK, desc="scoring", unit="pair", show=self.progress)
-
-    def _score(self, pairs: list[tuple[str, str]]) -> list[float | UniMatchError]:
         if not pairs:
             return []
-        predicted = predict_score(self.model, pair_features(pairs, self.encoder))
+        predicted = predict_score(self.model, pair_features(pairs, self.encoder, self.progress))
         return [
             4.0 if normalise(a) == normalise(b) else float(s)
             for (a, b), s in zip(pairs, predicted, strict=True)
