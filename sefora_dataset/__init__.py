@@ -13,7 +13,8 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-__version__ = "0.1.0"
+from sefora_common import __version__ as __version__  # re-exported
+
 #: The small invented sample corpus shipped in the package (the default build source).
 SAMPLE_SOURCE = Path(__file__).resolve().parent / "sample" / "SEFORA-sample"
 

@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from sefora_common.errors import MissingExtraError
 from sefora_common.io import write_bytes, write_text
 from sefora_grid.errors import GridError, GridInputError
 from sefora_grid.prompts import PromptConfig, all_configs
@@ -195,13 +196,22 @@ def verbosity(results: Sequence[Mapping[str, Any]], average: str) -> dict[str, A
     }
 
 
+def _pyplot() -> Any:
+    """``matplotlib.pyplot`` on the Agg backend, or a `MissingExtraError` naming the extra."""
+    try:
+        import matplotlib
+    except ImportError as err:
+        raise MissingExtraError("the verbosity plot of the report", "report", err.name) from err
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def plot_verbosity(data: Mapping[str, Any], path: Path, average: str) -> None:
     """Scatter of generated units vs precision and F1 (one point per configuration), with
     least-squares lines and Pearson's r in the legend; written atomically as PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = _pyplot()
     import numpy as np
 
     fig, ax = plt.subplots(figsize=(6.4, 4.4), dpi=120)
@@ -227,6 +237,12 @@ def plot_verbosity(data: Mapping[str, Any], path: Path, average: str) -> None:
     finally:
         plt.close(fig)
     write_bytes(path, image.getvalue())
+
+
+def _signatures(results: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The distinct UniMatch signatures of the results (older results carry none)."""
+    found = (r["unimatch"].get("signature") for r in results)
+    return list(dict.fromkeys(sig for sig in found if sig)) or ["none recorded"]
 
 
 def _num(value: Any) -> str:
@@ -261,6 +277,7 @@ def write_report(
     """Write the report files; returns their paths by kind."""
     if average not in AVERAGES:
         raise GridError(f"average must be one of {AVERAGES}, got {average!r}")
+    _pyplot()  # before anything is written: the report is complete or not written
     results = load_results(results_dir)
     out = Path(out_dir) if out_dir is not None else Path(results_dir)
     paths = {
@@ -300,6 +317,9 @@ def write_report(
             f"{average} averages over paragraphs; scorer: "
             f"{results[0]['unimatch']['scorer']['name']}, segmenter: "
             f"{results[0]['unimatch']['segmenter']['name']}.",
+            "UniMatch signature(s): "
+            + ", ".join(f"`{sig}`" for sig in _signatures(results))
+            + " (results with one signature were computed the same way).",
             "## Table 3: base setting (V2, guided, rubric, zero-shot) and one-toggle ablations",
             "F1 of the full set unless marked; units = generated feedback units per paragraph.",
             markdown_table(t3, list(t3[0])),
