@@ -251,17 +251,19 @@ def build_dataset(
         files: dict[str, dict[str, str]] = {}
         for config, per_split in rows.items():
             (tmp / config).mkdir()
+            # A split without rows is left out: `datasets` cannot load an empty split.
             files[config] = {
                 split: write_shard(rows_, CONFIG_FEATURES[config], tmp / config, split)
                 .relative_to(tmp)
                 .as_posix()
                 for split, rows_ in per_split.items()
+                if rows_
             }
         example = next(
             (r for s in SPLITS for r in rows["paragraphs"][s] if r["num_annotations"]),
             next(r for s in SPLITS for r in rows["paragraphs"][s]),
         )
-        card = render_card(summary, files, example, is_sample)
+        card = render_card(summary, files, example, is_sample, Path(out).resolve().name)
         write_text(tmp / "README.md", card)
         info = {"version": __version__, "source": str(Path(source).resolve()), **summary}
         write_text(tmp / BUILD_INFO, json.dumps(info, indent=2))

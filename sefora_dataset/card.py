@@ -89,6 +89,8 @@ def _yaml(files: dict[str, dict[str, str]], n_paragraphs: int) -> str:
         "configs:",
     ]
     for config in CONFIG_FEATURES:
+        if not files[config]:
+            continue  # no rows at all: nothing `load_dataset` could load
         lines.append(f"- config_name: {config}")
         if config == "paragraphs":
             lines.append("  default: true")
@@ -117,6 +119,22 @@ def _counts_table(summary: dict[str, Any]) -> str:
     return "\n".join([head, sep, *body])
 
 
+def _empty_splits(files: dict[str, dict[str, str]]) -> list[str]:
+    """A note naming the splits (and configs) this build leaves out for having no rows."""
+    missing = [
+        f"`{config}`" + (f" {'/'.join(absent)}" if files[config] else " (no rows at all)")
+        for config in CONFIG_FEATURES
+        if (absent := [s for s in ("train", "validation", "test") if s not in files[config]])
+    ]
+    if not missing:
+        return []
+    return [
+        "",
+        "Left out of this build's `configs:` for having no rows (`datasets` cannot load an "
+        f"empty split): {', '.join(missing)}.",
+    ]
+
+
 def _type_name(feature: Any) -> str:
     if isinstance(feature, Value):
         return feature.dtype
@@ -141,13 +159,34 @@ def _example(row: dict[str, Any]) -> str:
     return json.dumps(shown, ensure_ascii=False, indent=2)
 
 
+def _loading(files: dict[str, dict[str, str]], folder: str) -> list[str]:
+    """The card's loading example, naming only configs and splits this build has."""
+    split = "test" if "test" in files["paragraphs"] else next(iter(files["paragraphs"]))
+    every = "+".join(files["drafts"])
+    return [
+        "```python",
+        "from datasets import load_dataset",
+        "",
+        "# run next to this folder (or give its path); from the Hub, once uploaded:",
+        f'# load_dataset("<namespace>/{folder}", "paragraphs", split="{split}")',
+        f'paragraphs = load_dataset("{folder}", "paragraphs", split="{split}")',
+        f'everything = load_dataset("{folder}", "drafts", split="{every}")',
+        "print(len(paragraphs), len(everything))",
+        "```",
+    ]
+
+
 def render_card(
     summary: dict[str, Any],
     files: dict[str, dict[str, str]],
     example: dict[str, Any],
     is_sample: bool,
+    folder: str = "sefora",
 ) -> str:
-    """The whole card: YAML front matter, description, structure, counts, licence, citation."""
+    """The whole card: YAML front matter, description, structure, counts, licence, citation.
+
+    ``folder`` is the name of the built folder, used in the loading example.
+    """
     types = summary["annotation_types"]
     colors = ", ".join(f"{c} {n:,}" for c, n in summary["highlight_colors"].items())
     provenance = (
@@ -177,13 +216,7 @@ def render_card(
         "",
         "## Loading",
         "",
-        "```python",
-        "from datasets import load_dataset",
-        "",
-        'paragraphs = load_dataset("path/to/this/folder", "paragraphs", split="test")',
-        'everything = load_dataset("path/to/this/folder", "drafts",',
-        '                          split="train+validation+test")',
-        "```",
+        *_loading(files, folder),
         "",
         "The shards are Arrow files listed in this card's YAML; no loading script, no network.",
         "",
@@ -207,6 +240,7 @@ def render_card(
         "grows. Student ids are taken as global across classes (the conservative reading: "
         'the same id is always kept in one split). Use `split="train+validation+test"` for '
         "the whole corpus.",
+        *_empty_splits(files),
         "",
         _counts_table(summary),
         "",
