@@ -13,6 +13,7 @@ import logging
 import sys
 from typing import Any
 
+from sefora_common import __version__
 from sefora_common.errors import ToolkitError
 
 #: Subcommand -> (module that registers it, one-line help shown by ``sefora --help``).
@@ -50,6 +51,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "build the FOXGLOVE dataset (essays, comments, ratings) from its CSV files",
     ),
     "dpo-pairs": ("sefora_cli.pairs", "export DPO preference pairs from scored feedback (JSONL)"),
+    "module": (
+        "sefora_cli.module",
+        "copy an evaluate module folder (unimatch, rubric_judge) here, for evaluate.load / hf",
+    ),
 }
 
 
@@ -78,6 +83,7 @@ def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         description="SEFORA dataset and UniMatch metric tools.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     actions = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     chosen = _chosen(argv) if argv is not None else None
     chosen_module = COMMANDS[chosen][0] if chosen else None

@@ -20,7 +20,21 @@ from unimatch_metric.models import MODEL_DIR
 from unimatch_metric.training.train import pair_label, read_labels, train_offline
 from unimatch_metric.training.validate import score_agreement, segmentation_agreement
 
+#: The labelled data in a repository checkout (a wheel does not ship it).
 LABELS = Path(__file__).resolve().parents[1] / "labels"
+
+
+def labels_dir() -> Path:
+    """The checkout's ``labels/``; outside a checkout (a wheel install) a
+    `UniMatchInputError` saying where labelled data can come from."""
+    if not LABELS.is_dir():
+        raise UniMatchInputError(
+            LABELS,
+            "",
+            "no labelled data here: the installed package does not ship labels/; pass "
+            "--labels (or the JSONL file) from a checkout of the toolkit's repository",
+        )
+    return LABELS
 
 
 def register(subparsers: Any) -> None:
@@ -28,17 +42,21 @@ def register(subparsers: Any) -> None:
     train = subparsers.add_parser(
         "train-offline",
     )
-    train.add_argument("--labels", type=Path, default=LABELS, help="folder with the JSONL files")
+    train.add_argument(
+        "--labels", type=Path, help="folder with the JSONL files (default: the checkout's labels/)"
+    )
     train.add_argument("--out", type=Path, default=MODEL_DIR, help="where to write the models")
     train.add_argument("--limit", type=int, help="use only the first N rows of each file")
     train.set_defaults(func=run_train)
 
     for name, default, kind in (
-        ("validate-segmenter", LABELS / "segments.jsonl", "segmenter"),
-        ("validate-scorer", LABELS / "pairs.jsonl", "scorer"),
+        ("validate-segmenter", "segments.jsonl", "segmenter"),
+        ("validate-scorer", "pairs.jsonl", "scorer"),
     ):
         p = subparsers.add_parser(name)
-        p.add_argument("file", type=Path, nargs="?", default=default, help="labelled JSONL")
+        p.add_argument(
+            "file", type=Path, nargs="?", help=f"labelled JSONL (default: labels/{default})"
+        )
         p.add_argument(f"--{kind}", default="offline", help="backend name (default: offline)")
         p.add_argument("--part", help="only rows whose 'part' is this (e.g. validation)")
         p.add_argument("--model", help="LLM model name (LLM backends)")
@@ -50,12 +68,15 @@ def register(subparsers: Any) -> None:
 
 def run_train(args: argparse.Namespace) -> int:
     """Retrain both models and print the validation report."""
-    report = train_offline(args.labels, args.out, limit=args.limit)
+    labels = args.labels if args.labels is not None else labels_dir()
+    report = train_offline(labels, args.out, limit=args.limit)
     print(json.dumps(report, indent=2))
     return 0
 
 
-def _rows(args: argparse.Namespace, keys: tuple[str, ...]) -> list[dict]:
+def _rows(args: argparse.Namespace, keys: tuple[str, ...], default: str) -> list[dict]:
+    if args.file is None:
+        args.file = labels_dir() / default
     rows = read_labels(args.file)
     for n, row in enumerate(rows, 1):
         missing = [k for k in keys if k not in row]
@@ -74,7 +95,7 @@ def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def run_validate_segmenter(args: argparse.Namespace) -> int:
     """Print WindowDiff and boundary P/R/F1 of a segmenter against the labels."""
-    rows = _rows(args, ("text", "units"))
+    rows = _rows(args, ("text", "units"), "segments.jsonl")
     hyps = segment([r["text"] for r in rows], segmenter=args.segmenter, **_llm_options(args))
     result = segmentation_agreement([r["units"] for r in rows], hyps, k=args.k)
     print(json.dumps({"segmenter": args.segmenter, **asdict(result)}, indent=2))
@@ -83,7 +104,7 @@ def run_validate_segmenter(args: argparse.Namespace) -> int:
 
 def run_validate_scorer(args: argparse.Namespace) -> int:
     """Print Pearson and Spearman of a scorer against the labels (mean of annotators)."""
-    rows = _rows(args, ("a", "b", "score"))
+    rows = _rows(args, ("a", "b", "score"), "pairs.jsonl")
     scores = score_pairs([(r["a"], r["b"]) for r in rows], scorer=args.scorer, **_llm_options(args))
     result = score_agreement([pair_label(r) for r in rows], scores)
     print(json.dumps({"scorer": args.scorer, **asdict(result)}, indent=2))
