@@ -366,3 +366,26 @@ def test_metric_space_requirements_install_and_app_serves(metric_space) -> None:
     expected = unimatch_metric.unimatch(PREDICTIONS[:1], REFERENCES[:1], use_cache=False)
     assert f'id="um-f1" data-value="{expected["f1"]!r}"' in figures
     assert "Traceback" not in log
+
+
+def test_module_command_copies_the_folder_and_replaces_only_an_earlier_copy(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    from sefora_cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    for name, (folder, _) in MODULES.items():
+        assert main(["module", name]) == 0
+        files = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+        assert {p.name: p.read_bytes() for p in (tmp_path / name).iterdir()} == files
+    (tmp_path / "unimatch" / "README.md").write_text("edited")
+    assert main(["module", "unimatch"]) == 0  # an earlier copy is replaced whole
+    assert (tmp_path / "unimatch" / "README.md").read_bytes() == (
+        MODULES["unimatch"][0] / "README.md"
+    ).read_bytes()
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep")
+    capsys.readouterr()
+    assert main(["module", "rubric_judge", "--out", "mine"]) == 2
+    assert "refusing to replace it" in capsys.readouterr().err
+    assert [p.name for p in (tmp_path / "mine").iterdir()] == ["notes.txt"]
