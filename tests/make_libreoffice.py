@@ -111,8 +111,12 @@ class LoStyle:
             size=size,
             spacing=rng.choice([1.0, 1.15, 1.5, 2.0, 2.0]),
             separation=separation,
-            space_after=rng.choice([6.0, 8.0, 10.0, 12.0]) if separation in ("space", "both") else 0.0,
-            indent=rng.choice([36.0, 36.0, 28.35, 18.0]) if separation in ("indent", "both") else 0.0,
+            space_after=rng.choice([6.0, 8.0, 10.0, 12.0])
+            if separation in ("space", "both")
+            else 0.0,
+            indent=rng.choice([36.0, 36.0, 28.35, 18.0])
+            if separation in ("indent", "both")
+            else 0.0,
             justify=rng.random() < 0.5,
             page=rng.choice([(612.0, 792.0), (595.3, 841.9)]),
             margins=(side, rng.choice([side, side, 72.0]), vertical, vertical),
@@ -286,7 +290,10 @@ def read_glyphs(doc: pymupdf.Document, style: LoStyle) -> list[GlyphLine]:
             for line in block.get("lines", []):
                 for span in line["spans"]:
                     base = span["origin"][1]
-                    if span["chars"] and top - 1 <= base <= page.rect.height - bottom + span["size"]:
+                    if (
+                        span["chars"]
+                        and top - 1 <= base <= page.rect.height - bottom + span["size"]
+                    ):
                         runs.append((base, span["chars"]))
         runs.sort(key=lambda r: r[0])
         groups: list[list[tuple[float, list[dict]]]] = []
@@ -450,9 +457,7 @@ def _quads(placed: Placed, para: int, start: int, end: int, space: float) -> dic
     out: dict[int, list] = {}
     for line_no, (x0, y0, x1, y1) in sorted(boxes.items()):
         if x1 - x0 >= 0.05:
-            out.setdefault(placed.lines[line_no].page, []).append(
-                pymupdf.Rect(x0, y0, x1, y1).quad
-            )
+            out.setdefault(placed.lines[line_no].page, []).append(pymupdf.Rect(x0, y0, x1, y1).quad)
     return out
 
 
@@ -468,7 +473,9 @@ def _note_point(placed: Placed, para: int, offset: int) -> tuple[int, float, flo
     return None
 
 
-def annotate(exported: Path, draft: dict, style: LoStyle, seed: int, out: Path) -> tuple[dict, dict]:
+def annotate(
+    exported: Path, draft: dict, style: LoStyle, seed: int, out: Path
+) -> tuple[dict, dict]:
     """Annotate the exported PDF as an instructor would, save it to ``out``.
 
     Returns the expected parse and a report (pages, hyphens the layout drew, annotations
@@ -487,7 +494,13 @@ def annotate(exported: Path, draft: dict, style: LoStyle, seed: int, out: Path) 
     for span in spans:
         cuts = placed.hyphens[span.para]
         start = _shift(span.start, cuts)
-        end = start if span.type == "note" else _shift(span.end - 1, cuts) + 1 if span.end > span.start else start
+        end = (
+            start
+            if span.type == "note"
+            else _shift(span.end - 1, cuts) + 1
+            if span.end > span.start
+            else start
+        )
         expected_spans.append(
             Span(span.type, span.para, start, end, span.comment, span.color, span.order)
         )
