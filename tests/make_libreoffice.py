@@ -464,6 +464,9 @@ def _quads(placed: Placed, para: int, start: int, end: int, space: float) -> dic
 def _note_point(placed: Placed, para: int, offset: int) -> tuple[int, float, float] | None:
     """Page and icon corner of a sticky note inserted before body character ``offset``."""
     chars = placed.glyphs[para]
+    if 0 < offset < len(chars) and chars[offset] is None and chars[offset - 1] is not None:
+        g = chars[offset - 1]  # before a space the layout did not draw: at the word's end
+        return g.page, g.x1, (g.y0 + g.y1) / 2
     for g in chars[offset:]:
         if g is not None:
             return g.page, g.x0, (g.y0 + g.y1) / 2

@@ -82,6 +82,7 @@ HIGHLIGHT_TYPES = {
     pymupdf.PDF_ANNOT_STRIKE_OUT: "strikeout",
 }
 NOTE_TYPES = {pymupdf.PDF_ANNOT_TEXT, pymupdf.PDF_ANNOT_FREE_TEXT}
+DASHES = frozenset("\u2013\u2014")
 NO_BREAK = frozenset("\u00a0\u2007\u202f")  # spaces a line never breaks at
 
 
@@ -539,7 +540,7 @@ def _ended(a: Line, b: Line, m: _Metrics) -> bool:
     if not m.justified or _flush_right(a, m):
         return False
     gaps = sum(1 for ch in a.chars[a.first_vis : a.last_vis] if ch.c.isspace())
-    return 0 < gaps and (m.right - a.x1_vis) / gaps <= 1.5 * m.space * a.size / m.size
+    return gaps > 0 and (m.right - a.x1_vis) / gaps <= 1.5 * m.space * a.size / m.size
 
 
 def _indented(b: Line, m: _Metrics) -> bool:
@@ -604,11 +605,11 @@ def _page_break(a: Line, b: Line, m: _Metrics, kinds: list[str], i: int, lines: 
 def _join(a: Line, b: Line, m: _Metrics) -> str:
     """What stands between two lines of one paragraph: a space or nothing.
 
-    A break is a space unless it needs none: the PDF kept the whitespace, the line ends
+    A break is a space unless it needs none: the PDF kept the whitespace; the line ends
     with a hyphen, dash or slash attached to its word (a spaced dash is followed by a
-    space), a script without spaces is on either side, or the two pieces are one word
-    wider than a line (a word too long for a line starts one and is broken where it
-    stops fitting).
+    space) or the next starts with a dash attached to its word; a script without spaces
+    is on either side; or the two pieces are one word wider than a line (a word too long
+    for a line starts one and is broken where it stops fitting).
     """
     if a.ends_with_space or b.starts_with_space or a.last_vis < 0 or b.first_vis < 0:
         return ""
@@ -618,6 +619,12 @@ def _join(a: Line, b: Line, m: _Metrics) -> str:
         return " " if spaced else ""
     if _unspaced(last) or _unspaced(first):
         return ""
+    if (
+        first in DASHES
+        and b.first_vis + 1 < len(b.chars)
+        and not b.chars[b.first_vis + 1].c.isspace()
+    ):
+        return ""  # a break before a dash attached to the next word
     if not a.inner_space and a.last_word_width() + b.first_word_width() > m.right - m.left - 1.0:
         return ""
     return " "
@@ -684,9 +691,10 @@ def _leads(lines: list[Line], kinds: list[str], m: _Metrics) -> dict[int, str]:
     """Tabs to write at paragraph starts that are indented without any glyph.
 
     Word processors export a tab as a jump, and a typed tab looks like a first-line
-    indent. An indent that every paragraph shares is formatting; where some paragraphs
-    of several lines start at the margin and others are indented, the indents were typed
-    (one tab per half inch); beyond a shared indent, the extra is typed too.
+    indent. The smallest indent is formatting; where some
+    paragraphs of several lines start at the margin and others are indented, the indents
+    were typed (one tab per tab stop passed, every half inch); beyond the formatting indent,
+    the extra is typed; an indent after a line break is typed.
     """
     starts: list[tuple[int, int]] = []  # (line index, lines in the paragraph)
     for i, kind in enumerate(kinds):
@@ -705,15 +713,23 @@ def _leads(lines: list[Line], kinds: list[str], m: _Metrics) -> dict[int, str]:
             indents[i] = amount
         elif n >= 2 and amount < 2.0:
             flush_multi += 1
-    if not indents:
-        return {}
-    base = 0.0 if flush_multi else _mode([round(a) for a in indents.values()], 0.0)
+    base = 0.0 if flush_multi or not indents else min(indents.values())
     out = {}
     for i, amount in indents.items():
-        beyond = amount - base
-        if beyond > max(0.6 * lines[i].size, 5.0):
-            out[i] = "\t" * max(1, round(beyond / TAB_STOP))
+        if amount - base > max(0.6 * lines[i].size, 5.0):
+            out[i] = _tabs(base, amount)
+    # after a line break only typed tabs indent (formatting indents the first line)
+    for i, kind in enumerate(kinds):
+        ln = lines[i]
+        if kind == BREAK and ln.first_vis == 0 and _indented(ln, m):
+            out[i] = _tabs(0.0, ln.x0_vis - m.left)
     return out
+
+
+def _tabs(start: float, end: float) -> str:
+    """The tabs that jump from ``start`` to ``end`` (pt from the margin): one per stop passed."""
+    stops = math.floor(end / TAB_STOP + 0.1) - math.floor(start / TAB_STOP + 0.1)
+    return "\t" * max(1, stops)
 
 
 def _paragraphs(pages: list[_Page]) -> list[str]:
