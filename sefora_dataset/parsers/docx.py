@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ParseError
-from .anchor import Span, build_draft, is_submission_line
+from .anchor import Span, build_parsed_draft, is_submission_line
 from .legend import Legend, load_legend
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
@@ -388,15 +388,7 @@ def parse_docx(path: str | Path, legend: Legend | str | Path | None = None) -> d
             order += 1
             spans.append(Span("strikeout", pi, a, b, "", None, order))
 
-    bodies = [p.text for p in paras]
-    keep = [i for i, b in enumerate(bodies) if b.strip() and not is_submission_line(b)]
-    renumber = {old: new for new, old in enumerate(keep)}
-    spans = [
-        Span(s.type, renumber[s.para], s.start, s.end, s.comment, s.color, s.order)
-        for s in spans
-        if s.para in renumber
-    ]
-    return build_draft([bodies[i] for i in keep], spans, overall)
+    return build_parsed_draft([p.text for p in paras], spans, overall)
 
 
 def _id_key(cid: str):

@@ -59,7 +59,7 @@ import numpy as np
 import pymupdf
 
 from ..errors import ParseError
-from .anchor import Span, build_draft, is_submission_line
+from .anchor import Span, build_parsed_draft, is_submission_line
 from .legend import GENERIC, Legend, load_legend
 
 TEXT_FLAGS = (
@@ -1048,12 +1048,5 @@ def parse_pdf(path: str | Path, legend: Legend | str | Path | None = None) -> di
         raws, overall = _annotations(doc, pages, legend)
     finally:
         doc.close()
-    # Drop paragraphs that hold only whitespace (and renumber the annotations' anchors).
-    keep = [i for i, b in enumerate(bodies) if b.strip()]
-    renumber = {old: new for new, old in enumerate(keep)}
-    spans = [
-        Span(r.type, renumber[r.para], r.start, r.end, r.comment, r.color, r.order)
-        for r in raws
-        if r.para in renumber
-    ]
-    return build_draft([bodies[i] for i in keep], spans, overall)
+    spans = [Span(r.type, r.para, r.start, r.end, r.comment, r.color, r.order) for r in raws]
+    return build_parsed_draft(bodies, spans, overall)
