@@ -687,33 +687,62 @@ def _line_text(line: Line, m: _Metrics, start_offset: int, lead: str) -> str:
     return "".join(out)
 
 
+def _starts(kinds: list[str]) -> list[tuple[int, int]]:
+    """(first line, number of lines) of every paragraph."""
+    out: list[tuple[int, int]] = []
+    for i, kind in enumerate(kinds):
+        if kind == PARA:
+            out.append((i, 1))
+        elif out:
+            out[-1] = (out[-1][0], out[-1][1] + 1)
+    return out
+
+
+def _flush_starts(lines: list[Line], kinds: list[str], m: _Metrics) -> tuple[list[int], dict]:
+    """Paragraphs of several lines starting at the margin, and the indented ones (indents)."""
+    flush: list[int] = []
+    indents: dict[int, float] = {}
+    for i, n in _starts(kinds):
+        ln = lines[i]
+        if ln.first_vis != 0 or any(_centred(x, m) for x in lines[i : i + n]):
+            continue  # (a centred block: a title)
+        if _indented(ln, m):
+            indents[i] = ln.x0_vis - m.left
+        elif n >= 2 and ln.x0_vis - m.left < 2.0:
+            flush.append(i)
+    return flush, indents
+
+
+def _soft_breaks(lines: list[Line], kinds: list[str], m: _Metrics) -> None:
+    """In documents that mark paragraphs by indents, read a few unindented ones as breaks.
+
+    There, a line that ended short followed by one at the margin is a new paragraph that
+    was not indented or a line break inside one. When such starts are rare beside the
+    indented ones (a tenth at most), the indent is the document's habit and they are line
+    breaks; otherwise they are paragraphs (indents typed on some paragraphs only).
+    """
+    if m.gap_style:
+        return
+    flush, indents = _flush_starts(lines, kinds, m)
+    if not flush or len(flush) > 0.1 * len(indents):
+        return
+    for i in flush:
+        a, b = lines[i - 1] if i else None, lines[i]
+        if a is not None and a.page == b.page and _same_size(a, b) and not _gap(a, b, m):
+            kinds[i] = BREAK
+
+
 def _leads(lines: list[Line], kinds: list[str], m: _Metrics) -> dict[int, str]:
     """Tabs to write at paragraph starts that are indented without any glyph.
 
     Word processors export a tab as a jump, and a typed tab looks like a first-line
-    indent. The smallest indent is formatting; where some
-    paragraphs of several lines start at the margin and others are indented, the indents
-    were typed (one tab per tab stop passed, every half inch); beyond the formatting indent,
-    the extra is typed; an indent after a line break is typed.
+    indent. The smallest indent is formatting -- unless some paragraphs of several lines
+    start at the margin: then the indents were typed (one tab per tab stop passed, every
+    half inch). Beyond the formatting indent the extra is typed, and so is an indent
+    after a line break.
     """
-    starts: list[tuple[int, int]] = []  # (line index, lines in the paragraph)
-    for i, kind in enumerate(kinds):
-        if kind == PARA:
-            starts.append((i, 1))
-        elif starts:
-            starts[-1] = (starts[-1][0], starts[-1][1] + 1)
-    indents: dict[int, float] = {}
-    flush_multi = 0
-    for i, n in starts:
-        ln = lines[i]
-        if ln.first_vis != 0 or _centred(ln, m):
-            continue
-        amount = ln.x0_vis - m.left
-        if _indented(ln, m):
-            indents[i] = amount
-        elif n >= 2 and amount < 2.0:
-            flush_multi += 1
-    base = 0.0 if flush_multi or not indents else min(indents.values())
+    flush, indents = _flush_starts(lines, kinds, m)
+    base = 0.0 if flush or not indents else min(indents.values())
     out = {}
     for i, amount in indents.items():
         if amount - base > max(0.6 * lines[i].size, 5.0):
@@ -744,6 +773,7 @@ def _paragraphs(pages: list[_Page]) -> list[str]:
     for i in range(1, len(lines)):
         if lines[i].page != lines[i - 1].page:
             kinds[i] = _page_break(lines[i - 1], lines[i], m, kinds, i, lines)
+    _soft_breaks(lines, kinds, m)
     leads = _leads(lines, kinds, m)
     bodies: list[list[str]] = []
     lengths: list[int] = []
