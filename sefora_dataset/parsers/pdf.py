@@ -376,7 +376,10 @@ def _metrics(lines: list[Line]) -> _Metrics:
     size = _mode([ln.size for ln in vis], 11.0)
     body = [ln for ln in vis if abs(ln.size - size) <= 0.15 * size]
     left = _left_margin(vis) if vis else 0.0
-    right = _percentile([ln.x1_vis for ln in body or vis], 0.97, left + 400)
+    # a line with a space in it never runs past the margin (only a word too long for a
+    # line can), so the rightmost end of such lines is the margin
+    ends = [ln.x1_vis for ln in body or vis if ln.inner_space]
+    right = max(ends) if ends else _percentile([ln.x1_vis for ln in vis], 0.97, left + 400)
     pairs = [
         (a, b)
         for a, b in zip(lines, lines[1:], strict=False)
@@ -519,7 +522,7 @@ def _is_short(a: Line, b: Line, m: _Metrics) -> bool:
     """Would the first word of ``b`` have fitted at the end of ``a``?"""
     if b.first_vis < 0 or a.first_vis < 0:
         return False
-    room = m.right - a.x1_vis - m.space
+    room = m.right - a.x1_vis - m.space * a.size / m.size
     return b.first_word_width() < room - 1.0
 
 
@@ -591,7 +594,8 @@ def _page_break(a: Line, b: Line, m: _Metrics, kinds: list[str], i: int, lines: 
         return PARA
     if m.top and b.baseline > m.top + 0.5 * m.pitch:
         return PARA
-    if m.gap_style and a.baseline + m.pitch <= m.bottom + 0.5:
+    taller = m.heights.extra(a, b) or 0.0  # a line with a taller font needs more room
+    if m.gap_style and a.baseline + m.pitch + taller <= m.bottom + 0.5:
         rest = 0
         for k in range(i + 1, len(lines)):
             if lines[k].page != b.page or kinds[k] == PARA:
@@ -699,7 +703,8 @@ def _starts(kinds: list[str]) -> list[tuple[int, int]]:
 
 
 def _flush_starts(lines: list[Line], kinds: list[str], m: _Metrics) -> tuple[list[int], dict]:
-    """Paragraphs of several lines starting at the margin, and the indented ones (indents)."""
+    """Paragraphs of several lines starting at the margin after a line that ended, and the
+    indented ones (line index -> indent)."""
     flush: list[int] = []
     indents: dict[int, float] = {}
     for i, n in _starts(kinds):
@@ -708,8 +713,8 @@ def _flush_starts(lines: list[Line], kinds: list[str], m: _Metrics) -> tuple[lis
             continue  # (a centred block: a title)
         if _indented(ln, m):
             indents[i] = ln.x0_vis - m.left
-        elif n >= 2 and ln.x0_vis - m.left < 2.0:
-            flush.append(i)
+        elif n >= 2 and ln.x0_vis - m.left < 2.0 and (i == 0 or _ended(lines[i - 1], ln, m)):
+            flush.append(i)  # (after a line that ended: not the second half of a split)
     return flush, indents
 
 
