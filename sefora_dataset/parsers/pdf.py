@@ -83,6 +83,7 @@ HIGHLIGHT_TYPES = {
 }
 NOTE_TYPES = {pymupdf.PDF_ANNOT_TEXT, pymupdf.PDF_ANNOT_FREE_TEXT}
 DASHES = frozenset("\u2013\u2014")
+URL_BREAKS = frozenset("?=&#%_~+")  # where a layout may break a URL
 NO_BREAK = frozenset("\u00a0\u2007\u202f")  # spaces a line never breaks at
 
 
@@ -348,6 +349,8 @@ class _Metrics:
     gap_style: bool  # paragraphs separated by vertical space
     flush: bool  # paragraphs marked by neither space nor indents
     justified: bool
+    keeps_spaces: bool  # wrapped lines keep their trailing space when it fits
+    page_centre: float
     bottom: float  # lowest body baseline on any page
     top: float  # highest first baseline on the pages after the first
 
@@ -371,15 +374,19 @@ def _left_margin(vis: list[Line]) -> float:
     return float(starts.most_common(1)[0][0]) if starts else 0.0
 
 
-def _metrics(lines: list[Line]) -> _Metrics:
+def _metrics(lines: list[Line], page_width: float) -> _Metrics:
     vis = [ln for ln in lines if ln.first_vis >= 0]
     size = _mode([ln.size for ln in vis], 11.0)
     body = [ln for ln in vis if abs(ln.size - size) <= 0.15 * size]
     left = _left_margin(vis) if vis else 0.0
     # a line with a space in it never runs past the margin (only a word too long for a
     # line can), so the rightmost end of such lines is the margin
+    # line can), so the rightmost end of such lines is the margin -- unless no line came
+    # within an inch of the margin a left margin of the same width would give
     ends = [ln.x1_vis for ln in body or vis if ln.inner_space]
-    right = max(ends) if ends else _percentile([ln.x1_vis for ln in vis], 0.97, left + 400)
+    right = max(ends, default=0.0)
+    if right < page_width - left - 72.0:
+        right = page_width - left
     pairs = [
         (a, b)
         for a, b in zip(lines, lines[1:], strict=False)
@@ -406,9 +413,22 @@ def _metrics(lines: list[Line]) -> _Metrics:
     ]
     para_space = sorted(spaced)[len(spaced) // 2] if spaced else None
     m = _Metrics(
-        left, right, pitch, space, size, heights, para_space, False, False, False, 0.0, 0.0
+        left,
+        right,
+        pitch,
+        space,
+        size,
+        heights,
+        para_space,
+        False,
+        False,
+        False,
+        False,
+        page_width / 2,
+        0.0,
+        0.0,
     )
-    gaps = indents = flush_lines = wrapped = 0
+    gaps = indents = flush_lines = wrapped = roomy = kept = 0
     for a, b in body_pairs:
         if _gap(a, b, m):
             gaps += 1
@@ -417,9 +437,13 @@ def _metrics(lines: list[Line]) -> _Metrics:
         elif a.inner_space and not _is_short(a, b, m):
             wrapped += 1
             flush_lines += _flush_right(a, m)
+            if a.x1_vis + 2 * m.space < m.right:  # there was room for the space
+                roomy += 1
+                kept += a.ends_with_space
     m.gap_style = gaps > indents
     m.flush = gaps + indents == 0
     m.justified = wrapped >= 3 and flush_lines >= 0.6 * wrapped
+    m.keeps_spaces = roomy >= 3 and kept >= 0.9 * roomy
     bottoms = [max(ln.baseline for ln in page_lines) for page_lines in _by_page(body).values()]
     m.bottom = max(bottoms) if bottoms else 0.0
     tops = [min(ln.baseline for ln in pl) for p, pl in _by_page(body).items() if p > 0]
@@ -551,6 +575,7 @@ def _indented(b: Line, m: _Metrics) -> bool:
 
 
 def _centred(line: Line, m: _Metrics, min_indent: float | None = None) -> bool:
+    """Is the line centred (and indented, or beyond ``min_indent``)?"""
     if line.first_vis < 0:
         return False
     if min_indent is None:
@@ -558,7 +583,11 @@ def _centred(line: Line, m: _Metrics, min_indent: float | None = None) -> bool:
             return False
     elif line.x0_vis <= m.left + min_indent:
         return False
-    return abs((line.x0_vis + line.x1_vis) / 2 - (m.left + m.right) / 2) <= 3.0
+    middle = (line.x0_vis + line.x1_vis) / 2
+    # centred between the margins, or on the page (the right margin may be estimated short);
+    # text that starts on a tab stop was more likely tabbed there, unless centred exactly
+    off = min(abs(middle - (m.left + m.right) / 2), abs(middle - m.page_centre))
+    return off <= (0.5 if _on_tab_stop(line.x0_vis - m.left) else 3.0)
 
 
 PARA, BREAK, JOIN = "para", "break", "join"
@@ -611,27 +640,42 @@ def _join(a: Line, b: Line, m: _Metrics) -> str:
 
     A break is a space unless it needs none: the PDF kept the whitespace; the line ends
     with a hyphen, dash or slash attached to its word (a spaced dash is followed by a
-    space) or the next starts with a dash attached to its word; a script without spaces
-    is on either side; or the two pieces are one word wider than a line (a word too long
-    for a line starts one and is broken where it stops fitting).
+    space), with a character after which a URL breaks, or the next line starts with a
+    dash attached to its word; a script without spaces (CJK, Thai, ...) is on either side;
+    or the two pieces are one word wider than a line (a word too long for a line starts
+    one and is broken where it stops fitting). In a document whose wrapped lines keep
+    their trailing space, a spaced dash at the end of a line that had room for the space
+    and kept none was not spaced.
     """
     if a.ends_with_space or b.starts_with_space or a.last_vis < 0 or b.first_vis < 0:
         return ""
     last, first = a.chars[a.last_vis].c, b.chars[b.first_vis].c
+    kept_none = m.keeps_spaces and a.x1_vis + 2 * m.space * a.size / m.size < m.right
     if last in BREAK_AFTER:
         spaced = last != "/" and a.last_vis > 0 and a.chars[a.last_vis - 1].c.isspace()
-        return " " if spaced else ""
-    if _unspaced(last) or _unspaced(first):
+        return " " if spaced and not kept_none else ""
+    if last in URL_BREAKS and _in_url(a):
         return ""
     if (
         first in DASHES
         and b.first_vis + 1 < len(b.chars)
         and not b.chars[b.first_vis + 1].c.isspace()
     ):
-        return ""  # a break before a dash attached to the next word
+        return ""
+    if _unspaced(last) or _unspaced(first):
+        return ""
     if not a.inner_space and a.last_word_width() + b.first_word_width() > m.right - m.left - 1.0:
         return ""
     return " "
+
+
+def _in_url(a: Line) -> bool:
+    """Does ``a`` end inside a URL (its last word holds a scheme or www.)?"""
+    k = a.last_vis
+    while k >= 0 and not a.chars[k].c.isspace():
+        k -= 1
+    word = "".join(ch.c for ch in a.chars[k + 1 : a.last_vis + 1]).lower()
+    return "://" in word or word.startswith("www.")
 
 
 def _line_text(line: Line, m: _Metrics, start_offset: int, lead: str) -> str:
@@ -760,6 +804,11 @@ def _leads(lines: list[Line], kinds: list[str], m: _Metrics) -> dict[int, str]:
     return out
 
 
+def _on_tab_stop(x: float) -> bool:
+    """Is ``x`` (pt from the margin) on a default tab stop (every 0.5 in or 1.25 cm)?"""
+    return x > 5.0 and any(abs(x - step * round(x / step)) <= 0.25 for step in (TAB_STOP, 35.43))
+
+
 def _tabs(start: float, end: float) -> str:
     """The tabs that jump from ``start`` to ``end`` (pt from the margin): one per stop passed."""
     stops = math.floor(end / TAB_STOP + 0.1) - math.floor(start / TAB_STOP + 0.1)
@@ -770,7 +819,7 @@ def _paragraphs(pages: list[_Page]) -> list[str]:
     lines = [ln for page in pages for ln in page.lines]
     if not lines:
         return []
-    m = _metrics(lines)
+    m = _metrics(lines, pages[0].width)
     kinds = [PARA] * len(lines)
     for i in range(1, len(lines)):
         if lines[i].page == lines[i - 1].page:
