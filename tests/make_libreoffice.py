@@ -28,21 +28,19 @@ they were not typed). Annotations that cannot be placed are handled as in
 
 Needs LibreOffice: ``apt-get install libreoffice-writer-nogui hyphen-en-us fonts-liberation
 fonts-dejavu fonts-crosextra-carlito fonts-crosextra-caladea fonts-noto-cjk
-fonts-noto-core``. Run as a script to regenerate the committed fixture set::
-
-    python tests/make_libreoffice.py tests/fixtures/exported
+fonts-noto-core``. ``tests/make_exported_fixtures.py`` regenerates the committed fixtures.
 """
 
 from __future__ import annotations
 
 import heapq
-import json
 import random
 import shutil
 import subprocess
 import sys
 import tempfile
 import unicodedata
+from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -265,6 +263,7 @@ class Glyph:
     y0: float
     x1: float
     y1: float
+    font: str = ""
 
 
 @dataclass
@@ -294,7 +293,7 @@ def read_glyphs(doc: pymupdf.Document, style: LoStyle) -> list[GlyphLine]:
                         span["chars"]
                         and top - 1 <= base <= page.rect.height - bottom + span["size"]
                     ):
-                        runs.append((base, span["chars"]))
+                        runs.append((base, [dict(ch, font=span["font"]) for ch in span["chars"]]))
         runs.sort(key=lambda r: r[0])
         groups: list[list[tuple[float, list[dict]]]] = []
         for run in runs:
@@ -307,7 +306,9 @@ def read_glyphs(doc: pymupdf.Document, style: LoStyle) -> list[GlyphLine]:
             lines.append(current)
             for ch in heapq.merge(*(chars for _, chars in group), key=lambda c: c["bbox"][0]):
                 x0, y0, x1, y1 = ch["bbox"]
-                current.glyphs.append(Glyph(ch["c"], page.number, len(lines) - 1, x0, y0, x1, y1))
+                current.glyphs.append(
+                    Glyph(ch["c"], page.number, len(lines) - 1, x0, y0, x1, y1, ch["font"])
+                )
     return lines
 
 
@@ -559,8 +560,76 @@ def annotate(
         "hyphens": sum(len(h) for h in placed.hyphens),
         "annotations_drawn": drawn,
         "undrawn_characters": undrawn,
+        "features": layout_features(placed, style),
     }
     return build_draft(placed.expected, expected_spans, overall_comments(draft)), report
+
+
+def layout_features(placed: Placed, style: LoStyle) -> dict[str, list[int]]:
+    """Paragraphs (indices) in which the layout shows what the parser must get right.
+
+    - ``line_end_hyphen``: a hyphen the student typed ends a line inside the paragraph;
+    - ``fallback_font``: a word drawn in two or more fonts;
+    - ``cjk``: CJK ideographs on two or more lines of the paragraph;
+    - ``page_break_full``: the paragraph's last line ends a page, nearly full (the next
+      paragraph's first word would not have fitted after it), the next paragraph starts
+      the next page; ``page_break_room``: the same, on a page with room left for another
+      line (the next paragraph's spacing did not fit);
+    - ``multi_page``: the paragraph runs over a page break.
+    """
+    out: dict[str, list[int]] = defaultdict(list)
+    right = style.page[0] - style.margins[1]
+    spans: list[tuple[int, int] | None] = []  # (first line, last line) per paragraph
+    for bi, (body, chars) in enumerate(zip(placed.bodies, placed.glyphs, strict=True)):
+        drawn = [(off, g) for off, g in enumerate(chars) if g is not None]
+        if not drawn:
+            spans.append(None)
+            continue
+        first, last = drawn[0][1].line, drawn[-1][1].line
+        spans.append((first, last))
+        line_ends = {}
+        for off, g in drawn:
+            if not body[off].isspace():
+                line_ends[g.line] = off
+        if any(
+            line_no != last and body[off] in HYPHENS and not body[off + 1 : off + 2].isspace()
+            for line_no, off in line_ends.items()
+        ):
+            out["line_end_hyphen"].append(bi)
+        fonts_per_word: list[set[str]] = [set()]
+        for off, g in drawn:
+            if body[off].isspace():
+                fonts_per_word.append(set())
+            else:
+                fonts_per_word[-1].add(g.font)
+        if any(len(fonts) > 1 for fonts in fonts_per_word):
+            out["fallback_font"].append(bi)
+        if len({g.line for off, g in drawn if 0x4E00 <= ord(body[off]) <= 0x9FFF}) > 1:
+            out["cjk"].append(bi)
+        if placed.lines[first].page != placed.lines[last].page:
+            out["multi_page"].append(bi)
+    deltas = Counter(
+        round(b.baseline - a.baseline, 1)
+        for a, b in zip(placed.lines, placed.lines[1:], strict=False)
+        if a.page == b.page
+    )
+    pitch = deltas.most_common(1)[0][0] if deltas else style.size
+    lowest = max((ln.baseline for ln in placed.lines), default=0.0)
+    for bi in range(len(spans) - 1):
+        here, nxt = spans[bi], spans[bi + 1]
+        if here is None or nxt is None or here[1] + 1 != nxt[0]:
+            continue
+        a, b = placed.lines[here[1]], placed.lines[nxt[0]]
+        if b.page != a.page + 1:
+            continue
+        vis = [g for g in a.glyphs if not g.c.isspace()]
+        word = placed.expected[bi + 1].split()[:1]
+        head = [g for g in b.glyphs if not g.c.isspace()][: len(word[0]) if word else 0]
+        if vis and head and vis[-1].x1 + 0.25 * style.size + head[-1].x1 - head[0].x0 > right:
+            out["page_break_full"].append(bi)
+            if a.baseline + pitch <= lowest + 0.5:
+                out["page_break_room"].append(bi)
+    return dict(out)
 
 
 # ------------------------------------------------------------------------ entry points
@@ -604,16 +673,3 @@ def write_pdfs(jobs: list[Job], workdir: Path, batch: int = 40) -> list[tuple[di
 
 def style_dict(style: LoStyle) -> dict:
     return asdict(style)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
-
-
-def main(argv: list[str] | None = None) -> int:
-    import argparse
-
-    ap = argparse.ArgumentParser(description="regenerate the LibreOffice-exported fixtures")
-    ap.add_argument("outdir", type=Path)
-    args = ap.parse_args(argv)
-    raise SystemExit(f"not yet: {args.outdir}")

@@ -617,7 +617,8 @@ def _page_break(a: Line, b: Line, m: _Metrics, kinds: list[str], i: int, lines: 
     than the other pages' first lines (an empty paragraph or space before it), or -- in
     documents that space their paragraphs -- when another line would have fitted below
     ``a`` (the next paragraph's space did not), unless that is widow control at work
-    (``b``'s paragraph then ends after one more line).
+    (``b``'s paragraph then ends after one more line). A nearly full last line on a full
+    page leaves it open: the paragraph goes on.
     """
     if not _same_size(a, b) or _indented(b, m) or _ended(a, b, m):
         return PARA
