@@ -37,7 +37,6 @@ import heapq
 import random
 import shutil
 import subprocess
-import sys
 import tempfile
 import unicodedata
 from collections import Counter, defaultdict
@@ -45,12 +44,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import pymupdf
-
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from make_annotated import (  # noqa: E402
+from make_annotated import (
     INSTRUCTORS,
     PDF_COLOURS,
     SURNAMES,
@@ -59,7 +53,7 @@ from make_annotated import (  # noqa: E402
     placed_spans,
 )
 
-from sefora_dataset.parsers.anchor import Span, build_draft  # noqa: E402
+from sefora_dataset.parsers.anchor import Span, build_draft
 
 FONTS = ["Liberation Serif", "Liberation Sans", "Carlito", "Caladea", "DejaVu Serif", "DejaVu Sans"]
 READ_FLAGS = (
