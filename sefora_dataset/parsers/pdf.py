@@ -1,36 +1,53 @@
 """Annotated PDF drafts -> the corpus draft structure (PyMuPDF, deterministic).
 
-What the parser does, in order:
+Word processors (Word, Google Docs, Pages, LibreOffice) do not store text as text: they
+store glyphs at positions, often without the spaces at line ends, never with tabs, and
+sometimes out of reading order. So word and paragraph boundaries come from the glyphs'
+geometry, measured on each document itself. In order:
 
 1. **Characters.** Every character of the page text (``rawdict`` with whitespace and
-   ligatures preserved and no synthesized spaces) is kept, with its box and baseline.
-   Pieces of text on one baseline are merged into visual lines, read top to bottom and
-   left to right (a single text column, as in student essays).
+   ligatures preserved and no synthesized spaces) is kept with its box. MuPDF's spans
+   (runs of one font) are grouped into visual lines by baseline, and a line's runs are
+   merged by position, each keeping its drawing order: glyphs drawn later in a fallback
+   font land where they stand, a ligature's zero-width followers stay in place.
 2. **Page furniture.** A line near the top or bottom edge whose text (digits ignored)
    recurs at the same height on at least two pages and on at least 40% of them -- a
    running header ("Okafor 3"), a footer, a page number -- is removed; so is a lone
    page-number line ("3", "Page 3 of 7", "Okafor 3") at the very edge of the page, and
-   any line that is only a submission stamp ("Submitted: Oct 3, 2022 9:14 PM", see
-   :func:`~sefora_dataset.parsers.anchor.is_submission_line`).
-3. **Paragraphs** are rebuilt from layout, not from PDF blocks: a new paragraph starts
-   after a vertical gap wider than 1.3 line pitches (a bigger font gets a bigger pitch),
-   at a change of font size, or -- in documents that mark paragraphs by indents rather
-   than gaps -- at a first-line indent (first visible character right of the left
-   margin by more than ~0.6 em); in gap-separated documents an indented line without a
-   gap is a line break with a tab. A centred line continues a centred line above it when
-   its first word would not have fitted there (a wrapped title). At a page break a
-   paragraph goes on unless the next page starts indented, or (in documents that
-   separate paragraphs by gaps) the last line of the page ended short. Documents with
-   neither gaps nor indents break paragraphs at short lines.
-4. **Line joins** inside a paragraph: a line that ended short (the next line's first word
-   would have fitted) is a forced line break (``"\\n"``); otherwise lines are joined
-   directly when the line ends (or the next starts) with a whitespace character, and by
-   one space otherwise -- except in files whose wrapped lines carry their trailing
-   spaces, where a line ending without one was broken inside a word (a hyphen, a URL)
-   and is joined directly. A whitespace glyph followed by a jump far wider than itself
-   (to a tab stop) is a tab (``"\\t"``); a wide gap between two visible characters
-   without any whitespace glyph is a space.
-5. **Annotations.** Highlight, Underline, Squiggly and StrikeOut annotations are
+   any line that is only a submission stamp (see
+   :func:`~sefora_dataset.parsers.anchor.is_submission_line`). Everything below is
+   measured without them.
+3. **The layout's measures.** Left margin: the leftmost line start (whitespace glyphs
+   included, so lines typed with leading spaces start at the margin) shared by a tenth
+   of the lines. Right margin: the rightmost end of a line with a space in it (only a
+   word too long for a line runs past the margin). Line pitch: the smallest common
+   baseline distance. Fonts: how much taller a line holding a fallback font (CJK,
+   symbols) is set, per font, from the document's own lines. Whether paragraphs are
+   spaced, indented or neither; whether the text is justified (wrapped lines end at the
+   margin); whether wrapped lines keep their trailing space.
+4. **Paragraphs.** On a page, a new paragraph starts after vertical space beyond the
+   pitch (net of what taller fonts explain), at a change of font size, at a first-line
+   indent in documents that do not space their paragraphs, or after a line that ended
+   -- the next line's first word would have fitted after it, or (justified text) it
+   stops short of the margin -- except that where paragraphs are spaced such a line is a
+   line break (``"\n"``); in documents marked by indents, a few unindented starts are
+   line breaks too. A centred line continues a centred line above it when its first word
+   would not have fitted there (a wrapped title). Across a page break the layout of both
+   pages decides: a new paragraph when the next page starts indented or lower than its
+   other pages' first lines, when the last line ended, or -- in spaced documents -- when
+   another line would have fitted on the page (the next paragraph's space did not),
+   unless that is widow control.
+5. **Line joins.** A line break is a space unless the PDF kept the whitespace, the line
+   ends with a hyphen, dash or slash attached to its word (keep it, add nothing) or with
+   a character after which a URL breaks, the next line starts with an attached dash, a
+   script written without spaces (CJK, Thai, ...) is on either side, or the two pieces
+   form one word longer than a line. Inside a line, a gap between visible glyphs with
+   no whitespace glyph is a space (none between ideographs), a whitespace glyph followed
+   by a jump to a tab stop is a tab, and a paragraph indented without any glyph starts
+   with typed tabs when the indent is not the document's formatting (see
+   :func:`_leads`). Whitespace written without a glyph gets a box, so a highlight that
+   reaches over it takes it.
+6. **Annotations.** Highlight, Underline, Squiggly and StrikeOut annotations are
    anchored from their quads (the characters whose centre lies in a quad), one
    annotation per paragraph touched; the two halves of a highlight split over a page
    break are merged. Highlight colour comes from rendering the highlighted region (the
@@ -326,13 +343,6 @@ def _mode(values: list[float], default: float) -> float:
     if not values:
         return default
     return Counter(values).most_common(1)[0][0]
-
-
-def _percentile(values: list[float], q: float, default: float) -> float:
-    if not values:
-        return default
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * (len(ordered) - 1) + 0.5))]
 
 
 @dataclass
