@@ -1,0 +1,173 @@
+"""Text helpers shared by the dataset (revision tracking) and the metric (span matching).
+
+- `sentence_bounds` / `sentence_around`: sentences as character ranges, and the rule that
+  turns a point (a sticky note, ``start == end``) into the sentence around it.
+- `normalize_with_map`: case- and whitespace-insensitive text with a map back to offsets.
+- `levenshtein` and `best_substring`: character edit distance, globally and of a needle
+  against its best-matching substring of a longer text (semi-global alignment).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+import numpy as np
+
+Span = tuple[int, int]
+
+# Sentence terminators, with the closing quotes and brackets that follow them.
+_END = re.compile(r"[.!?…]+[\"'”’»)\]]*")
+_ABBREVIATIONS = {
+    "mr", "mrs", "ms", "dr", "st", "jr", "sr", "prof", "vs", "etc", "e.g", "i.e", "cf",
+    "no", "vol", "pp", "fig", "approx", "dept", "inc", "ltd", "co", "mt",
+}  # fmt: skip
+
+
+def _is_boundary(text: str, end: int, dot: int) -> bool:
+    """Whether the terminator ending at ``end`` (its first character at ``dot``) ends a
+    sentence: white space follows, the next word does not start in lower case, and the
+    word before a single period is not an abbreviation or an initial."""
+    rest = text[end:]
+    stripped = rest.lstrip()
+    if not rest or not rest[0].isspace() or not stripped:
+        return not stripped
+    if "\n" in rest[: len(rest) - len(stripped)]:
+        return True
+    if stripped[0].islower():
+        return False
+    if text[dot:end].rstrip("\"'”’»)]") == ".":
+        word = re.search(r"([\w.]+)$", text[:dot])
+        if word and (word.group(1).lower() in _ABBREVIATIONS or len(word.group(1)) == 1):
+            return False
+    return True
+
+
+def sentence_bounds(text: str) -> list[Span]:
+    """The sentences of ``text`` as ``(start, end)`` ranges without surrounding white space.
+
+    Sentences end at ``.``, ``!``, ``?`` or ``…`` (closing quotes and brackets included)
+    before white space and a word not in lower case, except after a common abbreviation or
+    a one-letter initial; a line break always ends one. Every non-space character of
+    ``text`` is in exactly one range.
+    """
+    cuts = [0]
+    for m in _END.finditer(text):
+        if _is_boundary(text, m.end(), m.start()):
+            cuts.append(m.end())
+    for m in re.finditer(r"\n", text):
+        cuts.append(m.start())
+    cuts = sorted(set(cuts)) + [len(text)]
+    bounds = []
+    for a, b in zip(cuts, cuts[1:], strict=False):
+        piece = text[a:b]
+        if piece.strip():
+            start = a + len(piece) - len(piece.lstrip())
+            bounds.append((start, a + len(piece.rstrip())))
+    return bounds
+
+
+def sentence_around(text: str, offset: int) -> Span:
+    """The sentence a point of ``text`` belongs to: the sticky-note rule.
+
+    A point inside a sentence (``start <= offset < end``) belongs to it; a point in the
+    white space between two sentences, or at the end of one, belongs to the sentence before
+    it (a note follows what it comments on); a point before the first sentence belongs to
+    the first. Text without any sentence gives the empty span at ``offset``.
+    """
+    bounds = sentence_bounds(text)
+    if not bounds:
+        return (offset, offset)
+    chosen = bounds[0]
+    for start, end in bounds:
+        if start <= offset:
+            chosen = (start, end)
+        else:
+            break
+    return chosen
+
+
+def resolve_span(text: str, start: int, end: int) -> Span | None:
+    """The character range an annotation covers: its own span, the sentence around it for a
+    point (``start == end``, see `sentence_around`), or None when it is unlocated (-1)."""
+    if start < 0 or end < 0:
+        return None
+    if start == end:
+        return sentence_around(text, start)
+    return (start, end)
+
+
+def span_iou(a: Span | None, b: Span | None) -> float:
+    """Intersection over union of two character ranges (0 when either is None or empty)."""
+    if a is None or b is None:
+        return 0.0
+    inter = max(0, min(a[1], b[1]) - max(a[0], b[0]))
+    union = max(a[1], b[1]) - min(a[0], b[0])
+    return inter / union if union > 0 and inter > 0 else 0.0
+
+
+# Typographic variants mapped to one form before case-insensitive comparison.
+_FOLD = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "—": "-", "…": "..."})
+
+
+def normalize_with_map(text: str) -> tuple[str, list[int]]:
+    """``text`` case-folded, typographic quotes and dashes unified, white-space runs made
+    one space and stripped; with, for each output character, the offset it came from."""
+    out: list[str] = []
+    where: list[int] = []
+    pending_space = False
+    for i, ch in enumerate(text):
+        if ch.isspace():
+            pending_space = bool(out)
+            continue
+        if pending_space:
+            out.append(" ")
+            where.append(i - 1)
+            pending_space = False
+        for piece in unicodedata.normalize("NFKC", ch).translate(_FOLD).casefold():
+            out.append(piece)
+            where.append(i)
+    return "".join(out), where
+
+
+def _codes(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+
+
+def _last_row(needle: np.ndarray, hay: np.ndarray, free_start: bool) -> np.ndarray:
+    """Last row of the edit-distance table of ``needle`` against prefixes of ``hay``;
+    with ``free_start`` the match may begin anywhere in ``hay`` (semi-global)."""
+    n = len(hay)
+    steps = np.arange(n + 1)
+    row = np.zeros(n + 1, dtype=np.int64) if free_start else steps.astype(np.int64)
+    for i, code in enumerate(needle, 1):
+        diagonal = row[:-1] + (hay != code)
+        candidate = np.empty(n + 1, dtype=np.int64)
+        candidate[0] = i
+        candidate[1:] = np.minimum(diagonal, row[1:] + 1)
+        # Insertions along the row: row[j] = min over k <= j of candidate[k] + (j - k).
+        row = np.minimum.accumulate(candidate - steps) + steps
+    return row
+
+
+def levenshtein(a: str, b: str) -> int:
+    """Character edit distance (insertions, deletions, substitutions) between two texts."""
+    if not a or not b:
+        return len(a) + len(b)
+    return int(_last_row(_codes(a), _codes(b), free_start=False)[-1])
+
+
+def best_substring(needle: str, haystack: str) -> tuple[Span, int]:
+    """The substring of ``haystack`` closest to ``needle`` by edit distance, and that
+    distance: the earliest end among the best, then the latest start for that end."""
+    if not needle:
+        return (0, 0), 0
+    if not haystack:
+        return (0, 0), len(needle)
+    codes, hay = _codes(needle), _codes(haystack)
+    row = _last_row(codes, hay, free_start=True)
+    end = int(np.argmin(row))
+    # The start: align the reversed needle against the reversed prefix ending at ``end``.
+    back = _last_row(codes[::-1], hay[:end][::-1], free_start=False)
+    length = int(np.argmin(back))
+    return (end - length, end), int(row[end])
