@@ -13,7 +13,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "build",
         help="build the dataset (Arrow shards + card) from a corpus folder",
-        description="Build the four configs (essays, drafts, paragraphs, annotations) from a "
+        description="Build the configs (essays, drafts, paragraphs, annotations, revisions) from a "
         "folder in the SEFORA layout holding JSON and/or annotated PDF/DOCX drafts.",
     )
     parser.add_argument(

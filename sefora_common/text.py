@@ -88,11 +88,12 @@ def sentence_around(text: str, offset: int) -> Span:
 
 
 def resolve_span(text: str, start: int, end: int) -> Span | None:
-    """The character range an annotation covers: its own span, the sentence around it for a
-    point (``start == end``, see `sentence_around`), or None when it is unlocated (-1)."""
+    """The character range an annotation covers: its own span; the sentence around it for a
+    point (``start == end``, see `sentence_around`) or a span of white space only (which
+    marks a point too); None when it is unlocated (-1)."""
     if start < 0 or end < 0:
         return None
-    if start == end:
+    if start == end or not text[start:end].strip():
         return sentence_around(text, start)
     return (start, end)
 

@@ -1,4 +1,4 @@
-"""Build the dataset: rows of the four configs, student-disjoint splits, Arrow shards, card.
+"""Build the dataset: rows of every config, student-disjoint splits, Arrow shards, card.
 
 The output folder is a plain Hugging Face data folder (Arrow files + a README whose YAML
 ``configs:`` lists them), so ``load_dataset(out, "paragraphs")`` works offline. The build is
@@ -23,6 +23,7 @@ from . import __version__
 from .card import render_card
 from .errors import CorpusError
 from .read import Draft, Essay, read_corpus
+from .revisions import essay_revision_rows, revision_summary
 from .schema import CONFIG_FEATURES
 
 SPLITS = ("train", "validation", "test")
@@ -30,6 +31,8 @@ SPLITS = ("train", "validation", "test")
 #: [80, 90) to validation, [90, 100) to test.
 SPLIT_BUCKETS = ((80, "train"), (90, "validation"), (100, "test"))
 BUILD_INFO = ".sefora-build.json"
+#: How the ``text`` of a draft (the whole draft) joins its paragraph bodies.
+DRAFT_PARAGRAPH_SEPARATOR = "\n\n"
 SAMPLE_SOURCE = Path(__file__).parent / "sample" / "SEFORA-sample"
 
 
@@ -165,6 +168,7 @@ def draft_rows(draft: Draft) -> tuple[dict, list[dict], list[dict]]:
         "stage_index": draft.stage_index,
         "previous_draft_id": draft.previous_draft_id,
         "paragraphs": paragraphs,
+        "text": DRAFT_PARAGRAPH_SEPARATOR.join(p["body"] for p in paragraphs),
         "grades": grades,
         "overall_comment": "\n\n".join(overall) if overall else None,
         "peer_comment": "\n\n".join(peer) if peer else None,
@@ -195,11 +199,14 @@ def config_rows(essays: list[Essay]) -> dict[str, dict[str, list[dict]]]:
     for essay in essays:
         split = split_of(essay.drafts[0].student_id)
         out["essays"][split].append(essay_row(essay))
+        d_rows = []
         for draft in essay.drafts:
             d_row, p_rows, a_rows = draft_rows(draft)
-            out["drafts"][split].append(d_row)
+            d_rows.append(d_row)
             out["paragraphs"][split].extend(p_rows)
             out["annotations"][split].extend(a_rows)
+        out["drafts"][split].extend(d_rows)
+        out["revisions"][split].extend(essay_revision_rows(d_rows))
     return out
 
 
@@ -237,6 +244,7 @@ def summarize(rows: dict[str, dict[str, list[dict]]]) -> dict[str, Any]:
         "drafts_with_grades": sum(1 for d in every["drafts"] if d["grades"]),
         "drafts_with_overall_comment": sum(1 for d in every["drafts"] if d["overall_comment"]),
         "assignments": len({e["assignment_id"] for e in every["essays"]}),
+        "revisions": revision_summary(every["revisions"]),
     }
 
 
@@ -254,7 +262,7 @@ def _check_replaceable(out: Path) -> None:
 def build_dataset(
     source: str | Path = SAMPLE_SOURCE, out: str | Path = "sefora", progress: bool = True
 ) -> dict[str, Any]:
-    """Read ``source``, write the four configs to ``out`` atomically; return the summary."""
+    """Read ``source``, write every config to ``out`` atomically; return the summary."""
     out = Path(out)
     _check_replaceable(out)
     essays = read_corpus(source, progress=progress)
