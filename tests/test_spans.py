@@ -205,3 +205,17 @@ def test_anchored_weights():
     overlaps = np.array([[1.0, 0.0, 1.0]])
     assert anchored_weights(scores, overlaps, 0.5).tolist() == [[4.0, 1.0, 0.0]]
     assert anchored_weights(scores, overlaps, 0.25).tolist() == [[4.0, 1.5, 0.0]]
+
+
+def test_a_reference_without_comment_counts_for_spans_only():
+    out = anchored_unimatch(
+        [[(SAME, S2), (OTHER, S3)]],
+        [[(SAME, S2), ("", S3)]],
+        [TEXT],
+        scorer=judge,
+        segmenter="rules",
+        return_details=True,
+    )
+    assert out["details"][0]["reference_units"] == [SAME]
+    assert out["recall"] == 1.0 and out["precision"] == 0.5
+    assert out["span_f1"] == 1.0  # both reference spans are hit

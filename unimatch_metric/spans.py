@@ -241,16 +241,16 @@ def anchored_unimatch(
 
     # Units: each comment segmented (as UniMatch would), each unit keeping its item's span.
     segmenter = SEGMENTERS.create(opts.segmenter, opts)
-    to_segment = [c for items in predictions for c, _ in items]
+    to_segment = [c for items in predictions for c, _ in items if c.strip()]
     if opts.segment_references:
-        to_segment += [c for items in references for c, _ in items]
+        to_segment += [c for items in references for c, _ in items if c.strip()]
     segmented = dict(zip(to_segment, segment_outcomes(to_segment, segmenter, opts), strict=True))
     errors: dict[int, str] = {}
 
     def units(i: int, items: Sequence[Item], spans: list[Span | None], split: bool):
         texts_, spans_ = [], []
         for (comment, _), span in zip(items, spans, strict=True):
-            pieces = segmented[comment] if split else [comment]
+            pieces = segmented[comment] if split and comment.strip() else [comment]
             if isinstance(pieces, UniMatchError):
                 if opts.on_error == "raise":
                     raise UniMatchError(f"example {i}: {pieces}") from None
