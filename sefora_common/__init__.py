@@ -1,1 +1,2 @@
-"""Code shared by the toolkit's packages: text helpers that the dataset and the metric both use."""
+"""Infrastructure shared by the toolkit's packages: errors, JSONL reading, safe output
+writing, text normalisation. It depends on no other package of the project."""

@@ -1,8 +1,9 @@
-"""Text helpers shared by the dataset (revision tracking) and the metric (span matching).
+"""Text helpers shared by the packages: normalisation, sentences, spans, edit distance.
 
+- `normalise`: the one normalisation used to compare feedback units.
 - `sentence_bounds` / `sentence_around`: sentences as character ranges, and the rule that
   turns a point (a sticky note, ``start == end``) into the sentence around it.
-- `normalize_with_map`: case- and whitespace-insensitive text with a map back to offsets.
+- `normalise_with_map`: case- and whitespace-insensitive text with a map back to offsets.
 - `levenshtein` and `best_substring`: character edit distance, globally and of a needle
   against its best-matching substring of a longer text (semi-global alignment).
 """
@@ -15,6 +16,12 @@ import unicodedata
 import numpy as np
 
 Span = tuple[int, int]
+
+
+def normalise(text: str) -> str:
+    """``text`` case-folded with runs of whitespace collapsed to one space (ends stripped)."""
+    return " ".join(text.casefold().split())
+
 
 # Sentence terminators, with the closing quotes and brackets that follow them.
 _END = re.compile(r"[.!?…]+[\"'”’»)\]]*")
@@ -111,7 +118,7 @@ def span_iou(a: Span | None, b: Span | None) -> float:
 _FOLD = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "—": "-", "…": "..."})
 
 
-def normalize_with_map(text: str) -> tuple[str, list[int]]:
+def normalise_with_map(text: str) -> tuple[str, list[int]]:
     """``text`` case-folded, typographic quotes and dashes unified, white-space runs made
     one space and stripped; with, for each output character, the offset it came from."""
     out: list[str] = []

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
-import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -19,7 +16,9 @@ from typing import Any
 import pyarrow as pa
 from datasets import Features
 
-from . import __version__
+from sefora_common.io import check_output_folder, output_folder, write_bytes, write_text
+
+from . import SAMPLE_SOURCE, __version__
 from .card import render_card
 from .errors import CorpusError
 from .read import Draft, Essay, read_corpus
@@ -33,7 +32,6 @@ SPLIT_BUCKETS = ((80, "train"), (90, "validation"), (100, "test"))
 BUILD_INFO = ".sefora-build.json"
 #: How the ``text`` of a draft (the whole draft) joins its paragraph bodies.
 DRAFT_PARAGRAPH_SEPARATOR = "\n\n"
-SAMPLE_SOURCE = Path(__file__).parent / "sample" / "SEFORA-sample"
 
 
 def split_of(student_id: str) -> str:
@@ -222,7 +220,7 @@ def write_shard(rows: list[dict], features: Features, folder: Path, split: str) 
         writer.write_table(table)
     data = sink.getvalue().to_pybytes()
     path = folder / f"{split}-00000-of-00001-{hashlib.sha256(data).hexdigest()[:12]}.arrow"
-    path.write_bytes(data)
+    write_bytes(path, data)
     return path
 
 
@@ -248,30 +246,16 @@ def summarize(rows: dict[str, dict[str, list[dict]]]) -> dict[str, Any]:
     }
 
 
-def _check_replaceable(out: Path) -> None:
-    if out.exists() and (
-        not out.is_dir() or (any(out.iterdir()) and not (out / BUILD_INFO).exists())
-    ):
-        raise CorpusError(
-            str(out),
-            "",
-            "output exists and is not a previous `sefora build` output; refusing to replace it",
-        )
-
-
 def build_dataset(
     source: str | Path = SAMPLE_SOURCE, out: str | Path = "sefora", progress: bool = True
 ) -> dict[str, Any]:
     """Read ``source``, write every config to ``out`` atomically; return the summary."""
-    out = Path(out)
-    _check_replaceable(out)
+    check_output_folder(out, BUILD_INFO, "sefora build", CorpusError)
     essays = read_corpus(source, progress=progress)
     rows = config_rows(essays)
     summary = summarize(rows)
     is_sample = Path(source).resolve() == SAMPLE_SOURCE.resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-    try:
+    with output_folder(out, BUILD_INFO, "sefora build", CorpusError) as tmp:
         files: dict[str, dict[str, str]] = {}
         for config, per_split in rows.items():
             (tmp / config).mkdir()
@@ -286,25 +270,7 @@ def build_dataset(
             next(r for s in SPLITS for r in rows["paragraphs"][s]),
         )
         card = render_card(summary, files, example, is_sample)
-        (tmp / "README.md").write_text(card, encoding="utf-8")
+        write_text(tmp / "README.md", card)
         info = {"version": __version__, "source": str(Path(source).resolve()), **summary}
-        (tmp / BUILD_INFO).write_text(json.dumps(info, indent=2), encoding="utf-8")
-        _replace(tmp, out)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        write_text(tmp / BUILD_INFO, json.dumps(info, indent=2))
     return summary
-
-
-def _replace(new: Path, out: Path) -> None:
-    """Swap ``new`` into place of ``out``; the old output is removed only after the swap."""
-    if not out.exists():
-        os.replace(new, out)
-        return
-    old = out.with_name(f".{out.name}.old-{os.getpid()}")
-    os.replace(out, old)
-    try:
-        os.replace(new, out)
-    except OSError:
-        os.replace(old, out)
-        raise
-    shutil.rmtree(old, ignore_errors=True)

@@ -277,8 +277,8 @@ def render_card(
         "what became of its span in the next draft.",
         "",
         "All configs share `essay_id`, `assignment_id`, `student_id`, `batch`, `course`, "
-        "`class`, `essay`; `drafts`, `paragraphs`, `annotations` and `revisions` also carry `draft_id` "
-        "and `stage`.",
+        "`class`, `essay`; `drafts`, `paragraphs`, `annotations` and `revisions` also carry "
+        "`draft_id` and `stage`.",
         "",
     ]
     for config in CONFIG_FEATURES:

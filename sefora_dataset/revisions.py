@@ -173,29 +173,29 @@ def revision_rows(draft: Mapping[str, Any], next_draft: Mapping[str, Any]) -> li
         paragraph_id = f"{draft['draft_id']}_P{p_index:03d}"
         for a_index, ann in enumerate(para["annotations"]):
             span = resolve_span(body, ann["start"], ann["end"])
-            span_text = body[span[0] : span[1]] if span else None
-            new: Span | None = None
             target, moved = partner, False
+            new: Span | None = None
+            span_text = new_text = None
+            distance: int | None = None
             if span is None:
                 label = "unaligned"
-            elif partner is None:
-                label = "paragraph_removed"
             else:
-                new, label = follow_span(span, body, after[partner], opcodes)
-            if label in ("removed", "paragraph_removed") and span_text:
-                found = _find_moved(span_text, after, partner)
-                if found is not None:
-                    target, new = found
-                    label, moved = "unchanged", True
-            new_text = after[target][new[0] : new[1]] if new is not None else None
-            if label == "unchanged":
-                distance = 0
-            elif label == "edited":
-                distance = levenshtein(span_text, new_text)
-            elif label in ("removed", "paragraph_removed"):
-                distance = len(span_text)
-            else:
-                distance = None
+                span_text = body[span[0] : span[1]]
+                if partner is None:
+                    label = "paragraph_removed"
+                else:
+                    new, label = follow_span(span, body, after[partner], opcodes)
+                if label in ("removed", "paragraph_removed"):
+                    found = _find_moved(span_text, after, partner)
+                    if found is not None:
+                        target, new = found
+                        label, moved = "unchanged", True
+                if target is not None and new is not None:
+                    new_text = after[target][new[0] : new[1]]
+                if label == "edited" and new_text is not None:
+                    distance = levenshtein(span_text, new_text)
+                else:  # unchanged: 0; removed: all of the span's characters went
+                    distance = 0 if label == "unchanged" else len(span_text)
             rows.append(
                 {
                     "annotation_id": f"{paragraph_id}_A{a_index:02d}",

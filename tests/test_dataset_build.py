@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from datasets import load_dataset
 
-from build_scripts.cli import main
+from sefora_cli.main import main
 from sefora_dataset import CorpusError, build_dataset, split_of
 from sefora_dataset.build import locate_span
 from sefora_dataset.read import CorpusProblems, read_corpus, stage_sort_key

@@ -10,25 +10,26 @@ from pathlib import Path
 import pytest
 from datasets import load_dataset
 
-from build_scripts.generate import parse_configs
-from build_scripts.prompts import (
+from sefora_dataset.categories import categorize
+from sefora_grid.categories import (
     CATEGORIES,
     FEW_SHOT_CATEGORIES,
+    Exemplar,
+    ExemplarPool,
+)
+from sefora_grid.errors import ConfigError, GridError
+from sefora_grid.extract import extract_feedback
+from sefora_grid.generate import parse_configs
+from sefora_grid.prompts import (
     FINAL_MARKER,
     TARGET_END,
     TARGET_START,
-    ConfigError,
-    Exemplar,
-    ExemplarPool,
     PromptConfig,
     PromptInputs,
     all_configs,
     build_messages,
-    categorize,
-    extract_feedback,
     prompt_hash,
 )
-from sefora_dataset import SAMPLE_SOURCE, SeforaError, build_dataset
 
 ASSIGNMENT = "Write a narrative about a place. Rubric: focus, detail, organisation."
 EXEMPLARS = tuple(
@@ -112,7 +113,7 @@ def test_rubric_without_assignment_text_is_said_not_silent() -> None:
 
 
 def test_few_shot_without_exemplars_is_an_error() -> None:
-    with pytest.raises(SeforaError, match="few-shot"):
+    with pytest.raises(GridError, match="few-shot"):
         build_messages(PromptConfig(few_shot=True), dataclasses.replace(INPUTS, exemplars=()))
 
 
@@ -182,14 +183,12 @@ def test_exemplar_pool_error_when_only_the_target_essay_has_a_category() -> None
     rows.append(annotated("E1_P0", "E1", CATEGORY_COMMENTS["Praise"]))
     pool = ExemplarPool(rows)
     assert len(pool.pick("E1")) == 5
-    with pytest.raises(SeforaError, match="no 'Concepts' instructor comment"):
+    with pytest.raises(GridError, match="no 'Concepts' instructor comment"):
         pool.pick("E0")
 
 
-def test_exemplars_from_the_sample_train_split(tmp_path: Path) -> None:
-    out = tmp_path / "ds"
-    build_dataset(SAMPLE_SOURCE, out, progress=False)
-    rows = list(load_dataset(str(out), "paragraphs", split="train"))
+def test_exemplars_from_the_sample_train_split(sample_dataset: Path) -> None:
+    rows = list(load_dataset(str(sample_dataset), "paragraphs", split="train"))
     essays = {r["essay_id"] for r in rows}
     assert len(essays) > 1
     pool = ExemplarPool(rows)
@@ -230,7 +229,7 @@ def test_extract_feedback(config: PromptConfig, raw: str, feedback: str, ok: boo
 
 def test_configs_command_lists_every_id() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "build_scripts.cli", "configs"],
+        [sys.executable, "-m", "sefora_cli.main", "configs"],
         capture_output=True,
         text=True,
         check=True,
@@ -238,7 +237,7 @@ def test_configs_command_lists_every_id() -> None:
     listed = [line.split()[0] for line in result.stdout.splitlines()[1:]]
     assert listed == [c.id for c in all_configs()]
     paper = subprocess.run(
-        [sys.executable, "-m", "build_scripts.cli", "configs", "--paper", "--json"],
+        [sys.executable, "-m", "sefora_cli.main", "configs", "--paper", "--json"],
         capture_output=True,
         text=True,
         check=True,

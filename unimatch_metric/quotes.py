@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sefora_common.text import Span, best_substring, normalize_with_map
+from sefora_common.text import Span, best_substring, normalise_with_map
 
 #: How a quote was found, from the most to the least certain.
 METHODS = ("exact", "normalized", "fuzzy", "unlocated")
@@ -83,8 +83,8 @@ def _locate_part(part: str, text: str, offset: int, min_similarity: float) -> Qu
         return QuoteLocation(
             part, offset + at, offset + at + len(part), "exact", 1.0, hay.count(part)
         )
-    needle, _ = normalize_with_map(part)
-    norm, where = normalize_with_map(hay)
+    needle, _ = normalise_with_map(part)
+    norm, where = normalise_with_map(hay)
     if not needle:
         return QuoteLocation(part, -1, -1, "unlocated", 0.0, 0)
     at = norm.find(needle)

@@ -34,12 +34,12 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from sefora_common.text import Span, resolve_span, sentence_bounds, span_iou
-from unimatch_metric.errors import UniMatchError
+from unimatch_metric.errors import BackendError, UniMatchError
 from unimatch_metric.match import f1_score, match, ratio
 from unimatch_metric.options import Options
 from unimatch_metric.pipeline import UniMatch
 from unimatch_metric.report import ExampleResult, aggregate, failed_details
-from unimatch_metric.segment import SEGMENTERS, segment_outcomes
+from unimatch_metric.segmenters import SEGMENTERS, segment_outcomes
 
 DEFAULT_THETA = 0.5
 DEFAULT_SPAN_WEIGHT = 0.5
@@ -203,12 +203,13 @@ def anchored_weights(scores: np.ndarray, overlaps: np.ndarray, span_weight: floa
     return scores * ((1.0 - span_weight) + span_weight * overlaps)
 
 
-Item = tuple[str, Sequence[int] | None]
+Item = tuple[str, Sequence[int] | None]  # a predicted (comment, span or None)
+Reference = tuple[str, Sequence[int]]  # an instructor's (comment, (start, end))
 
 
 def anchored_unimatch(
     predictions: Sequence[Sequence[Item]],
-    references: Sequence[Sequence[Item]],
+    references: Sequence[Sequence[Reference]],
     texts: Sequence[str],
     span_weight: float = DEFAULT_SPAN_WEIGHT,
     theta: float = DEFAULT_THETA,
@@ -253,7 +254,7 @@ def anchored_unimatch(
             pieces = segmented[comment] if split and comment.strip() else [comment]
             if isinstance(pieces, UniMatchError):
                 if opts.on_error == "raise":
-                    raise UniMatchError(f"example {i}: {pieces}") from None
+                    raise BackendError(f"example {i}: {pieces}") from pieces
                 errors.setdefault(i, str(pieces))
                 return [], []
             for piece in pieces:

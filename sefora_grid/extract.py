@@ -1,0 +1,41 @@
+"""Reading a generated reply: the feedback it holds under its configuration's answer format."""
+
+from __future__ import annotations
+
+import re
+
+from sefora_grid.prompts import PromptConfig
+
+_THINK = re.compile(r"<think>.*?(</think>|\Z)", re.DOTALL | re.IGNORECASE)
+_FINAL = re.compile(r"^[\s#*_>-]*final answer[\s*_]*:[\s*_]*", re.IGNORECASE | re.MULTILINE)
+_LABEL = re.compile(
+    r"^[\s#*_>-]*(focus|category|feedback|reasoning)[\s*_]*:[\s*_]*", re.IGNORECASE | re.MULTILINE
+)
+
+
+def extract_feedback(config: PromptConfig, raw: str) -> tuple[str, bool]:
+    """The feedback in a raw reply, and whether the reply followed the asked format.
+
+    Reasoning blocks (``<think>...</think>``) are dropped first. CoT: the text after the
+    last "Final answer:" line; without that line there is no feedback (""), since the
+    reasoning is not feedback. V2: the text of the "Feedback:" field; without that field
+    the whole reply is taken as the feedback. V1: the whole reply. Markdown emphasis
+    around the labels is tolerated.
+    """
+    text = _THINK.sub("", raw).strip()
+    ok = True
+    if config.cot:
+        finals = list(_FINAL.finditer(text))
+        if not finals:
+            return "", False
+        text = text[finals[-1].end() :].strip()
+    if config.template == "v2":
+        labels = list(_LABEL.finditer(text))
+        feedback = [i for i, m in enumerate(labels) if m.group(1).lower() == "feedback"]
+        if feedback:
+            i = feedback[-1]
+            end = labels[i + 1].start() if i + 1 < len(labels) else len(text)
+            text = text[labels[i].end() : end].strip()
+        else:
+            ok = False
+    return text, ok
