@@ -14,9 +14,14 @@ _LABEL = re.compile(
 )
 
 
+def reply_text(raw: str) -> str:
+    """A free-text reply without its reasoning blocks (``<think>...</think>``)."""
+    return _THINK.sub("", raw).strip()
+
+
 def _final_text(config: PromptConfig, raw: str) -> tuple[str, bool]:
     """The reply without reasoning blocks, and for CoT only what follows "Final answer:"."""
-    text = _THINK.sub("", raw).strip()
+    text = reply_text(raw)
     if config.cot:
         finals = list(_FINAL.finditer(text))
         if not finals:
