@@ -82,7 +82,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="also write the figures as JSON here")
     args = parser.parse_args()
 
-    from unimatch_metric.spans import anchored_unimatch, span_statistics
+    from sefora_common.text import span_statistics
+    from unimatch_metric.spans import anchored_unimatch
 
     start = time.perf_counter()
     drafts, revisions = corpus_rows(args.source)

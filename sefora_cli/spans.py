@@ -134,9 +134,9 @@ def run_span_stats(args: argparse.Namespace) -> int:
     """Print the span sizes of the ``annotations`` config and the ``revisions`` labels."""
     from datasets import load_dataset
 
+    from sefora_common.text import span_statistics
     from sefora_dataset.errors import CorpusError
     from sefora_dataset.revisions import revision_summary
-    from unimatch_metric.spans import span_statistics
 
     data = Path(args.data)
     if not (data / "README.md").is_file():

@@ -3,6 +3,7 @@
 - `normalise`: the one normalisation used to compare feedback units.
 - `sentence_bounds` / `sentence_around`: sentences as character ranges, and the rule that
   turns a point (a sticky note, ``start == end``) into the sentence around it.
+- `span_size` / `span_statistics`: phrase, sentence or multi-sentence spans.
 - `normalise_with_map`: case- and whitespace-insensitive text with a map back to offsets.
 - `levenshtein` and `best_substring`: character edit distance, globally and of a needle
   against its best-matching substring of a longer text (semi-global alignment).
@@ -12,6 +13,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -103,6 +107,57 @@ def resolve_span(text: str, start: int, end: int) -> Span | None:
     if start == end or not text[start:end].strip():
         return sentence_around(text, start)
     return (start, end)
+
+
+#: Span sizes of `span_size`; points (notes) and unlocated spans are counted apart.
+SIZE_CLASSES = ("phrase", "sentence", "multi_sentence")
+#: A span covering at least this share of its one sentence's characters is a "sentence".
+SENTENCE_COVER = 0.8
+#: A span touches a sentence when it overlaps it by this many characters (or all of it).
+TOUCH_CHARS = 4
+
+
+def span_size(text: str, start: int, end: int) -> str:
+    """``phrase``, ``sentence`` or ``multi_sentence`` for a span of ``text``; ``point`` for a
+    sticky note (``start == end``) or a mark of white space only, ``unlocated`` for -1.
+
+    A span touches a sentence it overlaps by `TOUCH_CHARS` characters or more (or entirely,
+    for a shorter sentence): two or more → multi-sentence; one → sentence if it covers at
+    least `SENTENCE_COVER` of it, else phrase; none (a word or two) → phrase.
+    """
+    if start < 0 or end < 0:
+        return "unlocated"
+    if start == end or not text[start:end].strip():
+        return "point"
+    touched = []
+    for s, e in sentence_bounds(text):
+        overlap = min(e, end) - max(s, start)
+        if overlap >= min(TOUCH_CHARS, e - s):
+            touched.append(overlap / (e - s))
+    if len(touched) >= 2:
+        return "multi_sentence"
+    if len(touched) == 1 and touched[0] >= SENTENCE_COVER:
+        return "sentence"
+    return "phrase"
+
+
+def span_statistics(annotations: Sequence[tuple[str, int, int]]) -> dict[str, Any]:
+    """Counts and shares of span sizes over ``(paragraph text, start, end)`` annotations,
+    with the mean length in words of each size class."""
+    counts: Counter[str] = Counter()
+    words: dict[str, list[int]] = {c: [] for c in SIZE_CLASSES}
+    for text, start, end in annotations:
+        size = span_size(text, start, end)
+        counts[size] += 1
+        if size in words:
+            words[size].append(len(text[start:end].split()))
+    sized = sum(counts[c] for c in SIZE_CLASSES)
+    return {
+        "counts": {c: counts[c] for c in (*SIZE_CLASSES, "point", "unlocated")},
+        "shares": {c: counts[c] / sized if sized else 0.0 for c in SIZE_CLASSES},
+        "mean_words": {c: sum(w) / len(w) if w else None for c, w in words.items()},
+        "n_annotations": len(annotations),
+    }
 
 
 def span_iou(a: Span | None, b: Span | None) -> float:

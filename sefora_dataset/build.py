@@ -17,6 +17,7 @@ import pyarrow as pa
 from datasets import Features
 
 from sefora_common.io import check_output_folder, output_folder, write_bytes, write_text
+from sefora_common.text import span_statistics
 
 from . import SAMPLE_SOURCE, __version__
 from .card import render_card
@@ -243,6 +244,13 @@ def summarize(rows: dict[str, dict[str, list[dict]]]) -> dict[str, Any]:
         "drafts_with_overall_comment": sum(1 for d in every["drafts"] if d["overall_comment"]),
         "assignments": len({e["assignment_id"] for e in every["essays"]}),
         "revisions": revision_summary(every["revisions"]),
+        "span_sizes": span_statistics(
+            [
+                (p["body"], a["start"], a["end"])
+                for p in every["paragraphs"]
+                for a in p["annotations"]
+            ]
+        ),
     }
 
 

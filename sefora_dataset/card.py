@@ -176,6 +176,28 @@ def _label_table(title: str, table: dict[str, dict[str, int]]) -> str:
     return "\n".join(lines)
 
 
+def _span_sizes_section(sizes: dict[str, Any]) -> list[str]:
+    """How large the instructors' spans are (`sefora_common.text.span_size`)."""
+    counts, shares, words = sizes["counts"], sizes["shares"], sizes["mean_words"]
+    lines = ["| size | spans | share | mean words |", "|---|---|---|---|"]
+    for name in ("phrase", "sentence", "multi_sentence"):
+        mean = "–" if words[name] is None else f"{words[name]:.1f}"
+        lines.append(f"| {name} | {counts[name]:,} | {shares[name]:.0%} | {mean} |")
+    return [
+        "### How large the marked spans are",
+        "",
+        "A highlight or strikeout is a *phrase* when it stays inside one sentence and covers "
+        "less than 80% of it, a *sentence* when it covers at least 80% of one sentence, "
+        "*multi-sentence* when it overlaps two or more sentences by 4 characters or more. "
+        f"{counts['point']:,} marks are points (sticky notes, and a few highlights of white "
+        "space only): the span-identification metric counts each as the sentence around it. "
+        f"{counts['unlocated']:,} spans are unlocated.",
+        "",
+        "\n".join(lines),
+        "",
+    ]
+
+
 def _revisions_section(revisions: dict[str, Any]) -> list[str]:
     """The card's account of the `revisions` config: label counts by type, colour, category."""
     labels = ", ".join(f"{n:,} {label}" for label, n in revisions["labels"].items())
@@ -283,6 +305,7 @@ def render_card(
     ]
     for config in CONFIG_FEATURES:
         sections += [f"### {config}", "", _fields(config), ""]
+    sections += _span_sizes_section(summary["span_sizes"])
     sections += _revisions_section(summary["revisions"])
     sections += [
         "### An example (`paragraphs`)",

@@ -6,15 +6,20 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sefora_common.text import resolve_span, sentence_around, sentence_bounds, span_iou
+from sefora_common.text import (
+    resolve_span,
+    sentence_around,
+    sentence_bounds,
+    span_iou,
+    span_size,
+    span_statistics,
+)
 from unimatch_metric import unimatch
 from unimatch_metric.spans import (
     anchored_unimatch,
     anchored_weights,
     match_spans,
     span_f1,
-    span_size,
-    span_statistics,
 )
 
 TEXT = (
@@ -115,7 +120,8 @@ def test_span_sizes_and_statistics():
     assert span_size(TEXT, S2[0], S2[1] - 3) == "sentence"  # most of one sentence
     assert span_size(TEXT, S2[0], S3[1]) == "multi_sentence"
     assert span_size(TEXT, S2[0], S3[0] + 2) == "sentence"  # 2 characters spill over
-    assert span_size(TEXT, 5, 5) == "note"
+    assert span_size(TEXT, 5, 5) == "point"
+    assert span_size(TEXT, S1[1], S1[1] + 1) == "point"  # white space only
     assert span_size(TEXT, -1, -1) == "unlocated"
     stats = span_statistics(
         [(TEXT, door, door + 8), (TEXT, *S2), (TEXT, S1[0], S4[1]), (TEXT, 5, 5)]
@@ -124,7 +130,7 @@ def test_span_sizes_and_statistics():
         "phrase": 1,
         "sentence": 1,
         "multi_sentence": 1,
-        "note": 1,
+        "point": 1,
         "unlocated": 0,
     }
     assert stats["shares"]["phrase"] == pytest.approx(1 / 3)

@@ -58,5 +58,5 @@ def test_span_stats_of_the_sample(sample_dataset, capsys):
     out = json.loads(capsys.readouterr().out)
     counts = out["span_sizes"]["counts"]
     assert sum(counts.values()) == out["span_sizes"]["n_annotations"] == 85
-    assert counts["note"] == 8
+    assert counts["point"] == 8
     assert sum(out["revisions"]["labels"].values()) == out["revisions"]["rows"] == 61

@@ -25,7 +25,6 @@ quote stays in |P| (it pointed nowhere) and is counted in ``n_unlocated_predicti
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -33,7 +32,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from sefora_common.text import Span, resolve_span, sentence_bounds, span_iou
+from sefora_common.text import Span, resolve_span, span_iou
 from unimatch_metric.errors import BackendError, UniMatchError
 from unimatch_metric.match import f1_score, match, ratio
 from unimatch_metric.options import Options
@@ -43,12 +42,6 @@ from unimatch_metric.segmenters import SEGMENTERS, segment_outcomes
 
 DEFAULT_THETA = 0.5
 DEFAULT_SPAN_WEIGHT = 0.5
-#: Span sizes of `span_size`; notes and unlocated spans are counted apart.
-SIZE_CLASSES = ("phrase", "sentence", "multi_sentence")
-#: A span covering at least this share of its one sentence's characters is a "sentence".
-SENTENCE_COVER = 0.8
-#: A span touches a sentence when it overlaps it by this many characters (or all of it).
-TOUCH_CHARS = 4
 
 
 _FIGURES = ("precision", "recall", "f1", "soft_precision", "soft_recall", "soft_f1")
@@ -324,49 +317,3 @@ def anchored_unimatch(
             for i in range(n)
         ]
     return output
-
-
-# --- span sizes ---------------------------------------------------------------------------
-
-
-def span_size(text: str, start: int, end: int) -> str:
-    """``phrase``, ``sentence`` or ``multi_sentence`` for a span of ``text``; ``note`` for a
-    point (``start == end``), ``unlocated`` for -1.
-
-    A span touches a sentence it overlaps by `TOUCH_CHARS` characters or more (or entirely,
-    for a shorter sentence): two or more → multi-sentence; one → sentence if it covers at
-    least `SENTENCE_COVER` of it, else phrase; none (a word or two) → phrase.
-    """
-    if start < 0 or end < 0:
-        return "unlocated"
-    if start == end:
-        return "note"
-    touched = []
-    for s, e in sentence_bounds(text):
-        overlap = min(e, end) - max(s, start)
-        if overlap >= min(TOUCH_CHARS, e - s):
-            touched.append(overlap / (e - s))
-    if len(touched) >= 2:
-        return "multi_sentence"
-    if len(touched) == 1 and touched[0] >= SENTENCE_COVER:
-        return "sentence"
-    return "phrase"
-
-
-def span_statistics(annotations: Sequence[tuple[str, int, int]]) -> dict[str, Any]:
-    """Counts and shares of span sizes over ``(paragraph text, start, end)`` annotations,
-    with the mean length in words of each size class."""
-    counts: Counter[str] = Counter()
-    words: dict[str, list[int]] = {c: [] for c in SIZE_CLASSES}
-    for text, start, end in annotations:
-        size = span_size(text, start, end)
-        counts[size] += 1
-        if size in words:
-            words[size].append(len(text[start:end].split()))
-    sized = sum(counts[c] for c in SIZE_CLASSES)
-    return {
-        "counts": {c: counts[c] for c in (*SIZE_CLASSES, "note", "unlocated")},
-        "shares": {c: ratio(counts[c], sized) for c in SIZE_CLASSES},
-        "mean_words": {c: float(np.mean(w)) if w else None for c, w in words.items()},
-        "n_annotations": len(annotations),
-    }
