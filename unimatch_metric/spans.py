@@ -241,8 +241,12 @@ def anchored_unimatch(
     segmented = dict(zip(to_segment, segment_outcomes(to_segment, segmenter, opts), strict=True))
     errors: dict[int, str] = {}
 
-    def units(i: int, items: Sequence[Item], spans: list[Span | None], split: bool):
-        texts_, spans_ = [], []
+    def units(
+        i: int, items: Sequence[tuple[str, Any]], spans: list[Span | None], split: bool
+    ) -> tuple[list[str], list[Span | None]]:
+        """The units of example ``i``'s comments, each with its comment's span."""
+        texts_: list[str] = []
+        spans_: list[Span | None] = []
         for (comment, _), span in zip(items, spans, strict=True):
             pieces = segmented[comment] if split and comment.strip() else [comment]
             if isinstance(pieces, UniMatchError):
