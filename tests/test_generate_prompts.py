@@ -17,6 +17,7 @@ from sefora_grid.categories import (
     Exemplar,
     ExemplarPool,
 )
+from sefora_grid.documents import document_configs
 from sefora_grid.errors import ConfigError, GridError
 from sefora_grid.extract import extract_feedback
 from sefora_grid.generate import parse_configs
@@ -240,7 +241,7 @@ def test_configs_command_lists_every_id() -> None:
         check=True,
     )
     listed = [line.split()[0] for line in result.stdout.splitlines()[1:]]
-    assert listed == [c.id for c in all_configs()]
+    assert listed == [c.id for c in all_configs()] + [d.id for d in document_configs()]
     paper = subprocess.run(
         [sys.executable, "-m", "sefora_cli.main", "configs", "--paper", "--json"],
         capture_output=True,
