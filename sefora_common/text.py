@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections import Counter
@@ -29,6 +30,7 @@ def normalise(text: str) -> str:
 
 # Sentence terminators, with the closing quotes and brackets that follow them.
 _END = re.compile(r"[.!?…]+[\"'”’»)\]]*")
+_LAST_WORD = re.compile(r"([\w.]+)$")
 _ABBREVIATIONS = {
     "mr", "mrs", "ms", "dr", "st", "jr", "sr", "prof", "vs", "etc", "e.g", "i.e", "cf",
     "no", "vol", "pp", "fig", "approx", "dept", "inc", "ltd", "co", "mt",
@@ -48,13 +50,14 @@ def _is_boundary(text: str, end: int, dot: int) -> bool:
     if stripped[0].islower():
         return False
     if text[dot:end].rstrip("\"'”’»)]") == ".":
-        word = re.search(r"([\w.]+)$", text[:dot])
+        word = _LAST_WORD.search(text, max(0, dot - 24), dot)
         if word and (word.group(1).lower() in _ABBREVIATIONS or len(word.group(1)) == 1):
             return False
     return True
 
 
-def sentence_bounds(text: str) -> list[Span]:
+@functools.lru_cache(maxsize=4096)
+def sentence_bounds(text: str) -> tuple[Span, ...]:
     """The sentences of ``text`` as ``(start, end)`` ranges without surrounding white space.
 
     Sentences end at ``.``, ``!``, ``?`` or ``…`` (closing quotes and brackets included)
@@ -75,7 +78,7 @@ def sentence_bounds(text: str) -> list[Span]:
         if piece.strip():
             start = a + len(piece) - len(piece.lstrip())
             bounds.append((start, a + len(piece.rstrip())))
-    return bounds
+    return tuple(bounds)
 
 
 def sentence_around(text: str, offset: int) -> Span:
@@ -215,6 +218,14 @@ def _last_row(needle: np.ndarray, hay: np.ndarray, free_start: bool) -> np.ndarr
 
 def levenshtein(a: str, b: str) -> int:
     """Character edit distance (insertions, deletions, substitutions) between two texts."""
+    # A common prefix and suffix cost nothing: compare only what lies between them.
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    a, b = a[head : len(a) - tail], b[head : len(b) - tail]
     if not a or not b:
         return len(a) + len(b)
     return int(_last_row(_codes(a), _codes(b), free_start=False)[-1])

@@ -113,6 +113,8 @@ def _tokens(text: str) -> tuple[list[str], list[int]]:
 
 def char_opcodes(a: str, b: str) -> list[tuple[str, int, int, int, int]]:
     """difflib opcodes of the token diff of ``a`` and ``b``, in character offsets."""
+    if a == b:
+        return [("equal", 0, len(a), 0, len(b))] if a else []
     ta, oa = _tokens(a)
     tb, ob = _tokens(b)
     if not ta or not tb:  # nothing to match: one change over everything
@@ -169,7 +171,8 @@ def revision_rows(draft: Mapping[str, Any], next_draft: Mapping[str, Any]) -> li
         zip(draft["paragraphs"], partners, strict=True)
     ):
         body = para["body"]
-        opcodes = char_opcodes(body, after[partner]) if partner is not None else []
+        annotated = bool(para["annotations"]) and partner is not None
+        opcodes = char_opcodes(body, after[partner]) if annotated else []
         paragraph_id = f"{draft['draft_id']}_P{p_index:03d}"
         for a_index, ann in enumerate(para["annotations"]):
             span = resolve_span(body, ann["start"], ann["end"])

@@ -36,8 +36,8 @@ def test_sentences_keep_abbreviations_and_cover_the_text():
         "Was anyone there?",
         "Nobody answered.",
     ]
-    assert sentence_bounds("one line\nsecond line") == [(0, 8), (9, 20)]
-    assert sentence_bounds("   ") == []
+    assert sentence_bounds("one line\nsecond line") == ((0, 8), (9, 20))
+    assert sentence_bounds("   ") == ()
 
 
 def test_sticky_note_rule():
