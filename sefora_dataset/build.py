@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-from datasets import Features
+from datasets import Features, List, Value
 
 from sefora_common.io import check_output_folder, output_folder, write_bytes, write_text
 from sefora_common.text import span_statistics
@@ -209,13 +209,24 @@ def config_rows(essays: list[Essay]) -> dict[str, dict[str, list[dict]]]:
     return out
 
 
+def _plain(feature: Any) -> bool:
+    """Whether ``feature`` holds only `Value`s (in lists and structs): Python values of such
+    features encode to themselves, so `datasets`' per-row encoding (slow) can be skipped."""
+    if isinstance(feature, Value):
+        return True
+    if isinstance(feature, List):
+        return _plain(feature.feature)
+    return isinstance(feature, dict) and all(_plain(f) for f in feature.values())
+
+
 def write_shard(rows: list[dict], features: Features, folder: Path, split: str) -> Path:
     """One Arrow (IPC stream) file whose schema carries the ``Features``.
 
     The file name ends with a digest of its bytes: ``datasets`` keys its cache on the card's
     data file paths, so a rebuilt dataset in the same folder must not reuse a stale cache.
     """
-    table = pa.Table.from_pylist([features.encode_example(r) for r in rows], features.arrow_schema)
+    encoded = rows if _plain(features) else [features.encode_example(r) for r in rows]
+    table = pa.Table.from_pylist(encoded, features.arrow_schema)
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, table.schema) as writer:
         writer.write_table(table)

@@ -8,7 +8,8 @@ For every inline annotation on a draft that has a later stage:
    word-bigram sets, case-folded) is at least `MIN_PARAGRAPH_SIMILARITY`; a second pass
    pairs paragraphs moved out of order. A paragraph left without a partner was removed
    (or rewritten beyond recognition).
-2. Span alignment: the character diff (difflib on word, space and punctuation tokens) of
+2. Span alignment: a span whose text occurs exactly once in the partner paragraph stayed
+   as it was; otherwise the character diff (difflib on word and punctuation tokens) of
    the paragraph and its partner maps the span's ends into the next draft. An end inside
    a changed stretch maps to the edge of its replacement (so the whole replacement
    counts); text inserted right at a span's edge stays outside it.
@@ -171,8 +172,7 @@ def revision_rows(draft: Mapping[str, Any], next_draft: Mapping[str, Any]) -> li
         zip(draft["paragraphs"], partners, strict=True)
     ):
         body = para["body"]
-        annotated = bool(para["annotations"]) and partner is not None
-        opcodes = char_opcodes(body, after[partner]) if annotated else []
+        opcodes: list[tuple[str, int, int, int, int]] | None = None  # diffed on first need
         paragraph_id = f"{draft['draft_id']}_P{p_index:03d}"
         for a_index, ann in enumerate(para["annotations"]):
             span = resolve_span(body, ann["start"], ann["end"])
@@ -187,7 +187,13 @@ def revision_rows(draft: Mapping[str, Any], next_draft: Mapping[str, Any]) -> li
                 if partner is None:
                     label = "paragraph_removed"
                 else:
-                    new, label = follow_span(span, body, after[partner], opcodes)
+                    other = after[partner]
+                    if other.count(span_text) == 1:  # verbatim, once: it stayed as it was
+                        at = other.index(span_text)
+                        new, label = (at, at + len(span_text)), "unchanged"
+                    else:
+                        opcodes = opcodes if opcodes is not None else char_opcodes(body, other)
+                        new, label = follow_span(span, body, other, opcodes)
                 if label in ("removed", "paragraph_removed"):
                     found = _find_moved(span_text, after, partner)
                     if found is not None:
