@@ -207,8 +207,8 @@ def _revisions_section(revisions: dict[str, Any]) -> list[str]:
         f"{revisions['rows']:,} annotations on drafts with a later stage: {labels} "
         f"({revisions['moved']:,} found moved to another paragraph). The paragraphs of "
         "consecutive drafts are aligned by word-bigram similarity in order (then moved "
-        "paragraphs), spans are followed through a token diff, and sticky notes through "
-        "the sentence around them. *Revised* = edited, removed or paragraph removed, "
+        "paragraphs), spans are found verbatim or followed through a token diff, sticky notes "
+        "through the sentence around them. *Revised* = edited, removed or paragraph removed, "
         "among the followed (not unaligned) spans.",
         "",
         _label_table("type", revisions["by_type"]),
