@@ -25,9 +25,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
 
-    from unimatch_metric.learned import LearnedScorer, LearnedSegmenter
-    from unimatch_metric.score import load_embedding_model
-    from unimatch_metric.segment import RuleSegmenter
+    from unimatch_metric.encoder import load_embedding_model
+    from unimatch_metric.scorers.learned import LearnedScorer
+    from unimatch_metric.segmenters.learned import LearnedSegmenter
+    from unimatch_metric.segmenters.rules import RuleSegmenter
 
     paragraphs = annotated_paragraphs(args.source)
     units = LearnedSegmenter().segment([c for cs in paragraphs for c in cs])

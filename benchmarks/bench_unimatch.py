@@ -70,7 +70,7 @@ def main() -> None:
     import torch
 
     import unimatch_metric
-    from unimatch_metric.score import load_embedding_model
+    from unimatch_metric.encoder import load_embedding_model
 
     if args.threads:
         torch.set_num_threads(args.threads)

@@ -11,13 +11,15 @@ import json
 import re
 from pathlib import Path
 
+from sefora_common import jsonl
+
 HERE = Path(__file__).parent
 RAW = HERE / "raw"
 SECOND_OPINIONS = {"S2", "S5", "S14", "P5"}  # annotators who re-labelled a subset independently
 
 
 def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    return [row for _, row in jsonl.read_jsonl(path)]
 
 
 def by(rows: list[dict], key: str) -> dict:

@@ -1,22 +1,23 @@
 """The SEFORA student-feedback corpus as a Hugging Face ``datasets`` dataset.
 
 ``build_dataset(source, out)`` turns a corpus folder (published JSON, or raw annotated
-PDF/DOCX drafts) into Arrow shards with four configs: essays, drafts, paragraphs and
-annotations. ``load_dataset(out, "paragraphs")`` then loads them offline.
+PDF/DOCX drafts) into Arrow shards with five configs: essays, drafts, paragraphs,
+annotations and revisions. ``load_dataset(out, "paragraphs")`` then loads them offline.
 
-Names are imported on first use, so ``import sefora_dataset.errors`` (as the metric does)
-does not load ``datasets``.
+Names are imported on first use, so ``import sefora_dataset`` does not load ``datasets``.
 """
 
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import Any
 
 __version__ = "0.1.0"
+#: The small invented sample corpus shipped in the package (the default build source).
+SAMPLE_SOURCE = Path(__file__).resolve().parent / "sample" / "SEFORA-sample"
 
 _LAZY = {
-    "SAMPLE_SOURCE": "build",
     "build_dataset": "build",
     "split_of": "build",
     "read_corpus": "read",
@@ -24,7 +25,7 @@ _LAZY = {
     "ParseError": "errors",
     "SeforaError": "errors",
 }
-__all__ = sorted(_LAZY)
+__all__ = sorted([*_LAZY, "SAMPLE_SOURCE", "__version__"])
 
 
 def __getattr__(name: str) -> Any:

@@ -19,8 +19,6 @@ import csv
 import json
 import logging
 import math
-import shutil
-import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -29,8 +27,10 @@ from typing import Any
 
 from datasets import Features, List, Value
 
+from sefora_common.io import check_output_folder, output_folder, write_text
+
 from . import __version__
-from .build import BUILD_INFO, _check_replaceable, _replace, write_shard
+from .build import BUILD_INFO, write_shard
 from .errors import CorpusError
 
 logger = logging.getLogger(__name__)
@@ -178,15 +178,15 @@ def _read_csv(path: Path) -> list[dict[str, str]]:
     required = COLUMNS[path.name]
     try:
         handle = path.open(encoding="utf-8-sig", newline="")
-    except FileNotFoundError:
-        raise CorpusError(str(path), "", "file not found") from None
+    except FileNotFoundError as err:
+        raise CorpusError(str(path), "", "file not found") from err
     with handle:
         try:
             reader = csv.reader(handle, strict=True)
             header = [name.strip() for name in next(reader, [])]
             records = list(reader)
         except (csv.Error, UnicodeDecodeError) as err:
-            raise CorpusError(str(path), "", f"not a readable UTF-8 CSV file ({err})") from None
+            raise CorpusError(str(path), "", f"not a readable UTF-8 CSV file ({err})") from err
     repeated = sorted({name for name in header if header.count(name) > 1})
     if repeated:
         raise CorpusError(str(path), "header", f"column(s) given twice: {', '.join(repeated)}")
@@ -443,29 +443,23 @@ def render_card(summary: dict[str, Any], files: dict[str, str]) -> str:
 
 def build_foxglove(source: str | Path, out: str | Path) -> dict[str, Any]:
     """Read FOXGLOVE from ``source``, write the three configs to ``out`` atomically."""
-    out = Path(out)
-    _check_replaceable(out)
+    check_output_folder(out, BUILD_INFO, "sefora build-foxglove", CorpusError)
     tables = read_foxglove(source)
     summary = summarize(tables)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-    try:
+    with output_folder(out, BUILD_INFO, "sefora build-foxglove", CorpusError) as tmp:
         files = {}
         for config, features in FOXGLOVE_FEATURES.items():
             (tmp / config).mkdir()
             shard = write_shard(getattr(tables, config), features, tmp / config, "train")
             files[config] = shard.relative_to(tmp).as_posix()
-        (tmp / "README.md").write_text(render_card(summary, files), encoding="utf-8")
+        write_text(tmp / "README.md", render_card(summary, files))
         info = {
             "dataset": "foxglove",
             "version": __version__,
             "source": str(Path(source).resolve()),
             **summary,
         }
-        (tmp / BUILD_INFO).write_text(json.dumps(info, indent=2), encoding="utf-8")
-        _replace(tmp, out)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        write_text(tmp / BUILD_INFO, json.dumps(info, indent=2))
     return summary
 
 

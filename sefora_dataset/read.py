@@ -134,11 +134,11 @@ def load_draft_file(path: Path) -> dict[str, Any]:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except UnicodeDecodeError as err:
-            raise CorpusError(str(path), "", f"not UTF-8 text ({err.reason})") from None
+            raise CorpusError(str(path), "", f"not UTF-8 text ({err.reason})") from err
         except json.JSONDecodeError as err:
             raise CorpusError(
                 str(path), f"line {err.lineno} column {err.colno}", f"malformed JSON: {err.msg}"
-            ) from None
+            ) from err
     else:
         from .parsers import parse_file
 

@@ -1,4 +1,5 @@
-"""Test-wide settings: never touch a hub, and locate the shared corpus when present."""
+"""Test-wide settings and shared fixtures: never touch a hub, the shared corpus when present,
+the bundled sample built once, a private score cache, options for the fake LLM server."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import os
 from pathlib import Path
 
 import pytest
+
+from sefora_dataset import SAMPLE_SOURCE
+from tests.fake_openai_server import TEST_API_KEY
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
@@ -21,3 +25,35 @@ def sefora_corpus() -> Path:
     if not SHARED_CORPUS.is_dir():
         pytest.skip(f"shared SEFORA corpus not found at {SHARED_CORPUS}")
     return SHARED_CORPUS
+
+
+@pytest.fixture(scope="session")
+def sample_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled sample corpus built once for the session (read it, never change it)."""
+    from sefora_dataset.build import build_dataset
+
+    out = tmp_path_factory.mktemp("sample") / "sefora"
+    build_dataset(SAMPLE_SOURCE, out, progress=False)
+    return out
+
+
+@pytest.fixture
+def private_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A score cache of the test's own, and no LLM endpoint configured by the environment."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    for var in ("UNIMATCH_MODEL", "UNIMATCH_BASE_URL", "UNIMATCH_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+
+
+@pytest.fixture
+def llm(server, tmp_path: Path) -> dict:
+    """Options pointing an LLM backend at the module's fake ``server``, with fast retries."""
+    return {
+        "model": "fake-judge",
+        "base_url": server.base_url,
+        "api_key": TEST_API_KEY,
+        "cache_dir": tmp_path / "cache",
+        "backoff": 0.01,
+        "max_retries": 2,
+        "request_timeout": 5.0,
+    }

@@ -23,6 +23,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+#: The API key tests send the fake server: it must never show in logs, errors or results.
+TEST_API_KEY = "sk-test-SECRET-7f3a9c0e5b1d4a2f"
+
 
 @dataclass
 class Reply:

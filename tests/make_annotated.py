@@ -26,17 +26,12 @@ built-in font covers show up as parse failures in the measurement.
 from __future__ import annotations
 
 import random
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pymupdf
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from sefora_dataset.parsers.anchor import Span, build_draft  # noqa: E402
+from sefora_dataset.parsers.anchor import Span, build_draft
 
 SURNAMES = [
     "Okafor",

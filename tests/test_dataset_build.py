@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from datasets import load_dataset
 
-from build_scripts.cli import main
+from sefora_cli.main import main
 from sefora_dataset import CorpusError, build_dataset, split_of
 from sefora_dataset.build import locate_span
 from sefora_dataset.read import CorpusProblems, read_corpus, stage_sort_key
@@ -70,7 +70,8 @@ def test_rows_offsets_order_and_grades(corpus: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     summary = build_dataset(corpus, out, progress=False)
     total = {c: sum(per.values()) for c, per in summary["rows"].items()}
-    assert total == {"essays": 2, "drafts": 4, "paragraphs": 5, "annotations": 3}
+    # revisions: the annotation of Initial and the two of Final (Reflection comes after it)
+    assert total == {"essays": 2, "drafts": 4, "paragraphs": 5, "annotations": 3, "revisions": 3}
     drafts = {
         r["draft_id"]: r for r in load_dataset(str(out), "drafts", split="train+validation+test")
     }
@@ -245,7 +246,7 @@ def test_card_yaml_lists_every_config(corpus: Path, tmp_path: Path) -> None:
     meta = yaml.safe_load(card.split("---")[1])
     assert meta["license"] == "cc-by-4.0"
     names = [c["config_name"] for c in meta["configs"]]
-    assert names == ["essays", "drafts", "paragraphs", "annotations"]
+    assert names == ["essays", "drafts", "paragraphs", "annotations", "revisions"]
     for c in meta["configs"]:
         for entry in c["data_files"]:
             assert list((tmp_path / "out").glob(entry["path"])), entry

@@ -13,10 +13,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from fake_openai_server import FakeOpenAIServer, Reply, Request
-from test_demo_explain import Tags
 
 import unimatch_metric
+from tests.fake_openai_server import FakeOpenAIServer, Reply, Request
+from tests.test_demo_explain import Tags
 from unimatch_metric.prompts import SCORE_SYSTEM, SEGMENT_SYSTEM, UNIT_DELIMITER
 
 pytest.importorskip("gradio", reason="the demo needs the 'demo' extra (gradio)")
@@ -38,11 +38,7 @@ def app():
     return module
 
 
-@pytest.fixture(autouse=True)
-def private_cache(monkeypatch, tmp_path):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    for var in ("UNIMATCH_MODEL", "UNIMATCH_BASE_URL", "UNIMATCH_API_KEY", "OPENAI_API_KEY"):
-        monkeypatch.delenv(var, raising=False)
+pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 def word_overlap_judge(request: Request) -> Reply:

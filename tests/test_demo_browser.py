@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fake_openai_server import FakeOpenAIServer
 
+from tests.fake_openai_server import FakeOpenAIServer
 from unimatch_metric import match
 
 REPO = Path(__file__).resolve().parents[1]
@@ -50,7 +50,7 @@ sync_api = pytest.importorskip(
     "playwright.sync_api", reason="Playwright for Python is not installed (the 'demo' extra)"
 )
 pytest.importorskip("gradio", reason="gradio is not installed (the 'demo' extra)")
-from test_demo_app import SECRET, needs_key  # noqa: E402  (needs gradio)
+from tests.test_demo_app import SECRET, needs_key  # noqa: E402  (needs gradio)
 
 STORAGE_DUMP = """async () => {
   const parts = [JSON.stringify({...localStorage}), JSON.stringify({...sessionStorage})];

@@ -10,9 +10,9 @@ from itertools import combinations
 import pytest
 from datasets import Dataset
 
-from build_scripts import pairs_cli
-from sefora_dataset import CorpusError
-from unimatch_metric.rubric import ScoredFeedback, preference_pairs
+from feedback_judges.dpo import ScoredFeedback, preference_pairs
+from feedback_judges.errors import JudgeInputError
+from sefora_cli import pairs as pairs_cli
 
 
 def test_all_pairs_with_different_scores():
@@ -188,14 +188,14 @@ def test_cli_bad_lines_are_named(tmp_path, line, message):
     good = json.dumps({"prompt": "x", "feedback": "g", "score": 1})
     source.write_text(f"{good}\n{line}\n", encoding="utf-8")
     out = tmp_path / "out.jsonl"
-    with pytest.raises(CorpusError) as caught:
+    with pytest.raises(JudgeInputError) as caught:
         run_cli([str(source), "--out", str(out)])
     assert str(caught.value).startswith(f"{source}: ") and message in str(caught.value)
     assert not out.exists()
 
 
 def test_registered_in_the_sefora_command(tmp_path, capsys):
-    from build_scripts.cli import main
+    from sefora_cli.main import main
 
     source = tmp_path / "scored.jsonl"
     source.write_text('{"prompt": "x", "feedback": "f", "score": null}\n', encoding="utf-8")

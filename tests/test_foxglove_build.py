@@ -7,15 +7,15 @@ import json
 
 import pytest
 from datasets import load_dataset
-from foxglove_fixture import ESSAY_A, write_foxglove
 
 import unimatch_metric
-from build_scripts import foxglove_cli
+from sefora_cli import foxglove as foxglove_cli
 from sefora_dataset.foxglove import (
     COMMENT_FEATURES,
     read_foxglove,
     unimatch_examples,
 )
+from tests.foxglove_fixture import ESSAY_A, write_foxglove
 
 
 @pytest.fixture

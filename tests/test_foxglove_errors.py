@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from foxglove_fixture import ESSAYS, FEEDBACK, RATINGS_GLOBAL, RATINGS_ITEMS, write_foxglove
 
-from build_scripts.cli import main
+from sefora_cli.main import main
 from sefora_dataset import CorpusError
 from sefora_dataset.foxglove import read_foxglove
+from tests.foxglove_fixture import ESSAYS, FEEDBACK, RATINGS_GLOBAL, RATINGS_ITEMS, write_foxglove
 
 
 def without_column(rows: list[list[str]], name: str) -> list[list[str]]:

@@ -6,20 +6,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from build_scripts.context import (
+from sefora_grid.context import (
     PARAGRAPH_SEPARATOR,
     ApproxCounter,
     fit_context,
     fit_prompt,
 )
-from build_scripts.prompts import (
+from sefora_grid.errors import GridError
+from sefora_grid.prompts import (
     TARGET_END,
     TARGET_START,
     PromptConfig,
     PromptInputs,
     build_messages,
 )
-from sefora_dataset import SeforaError
 
 COUNTER = ApproxCounter()
 
@@ -83,7 +83,7 @@ def test_target_longer_than_the_budget_is_sent_whole_and_flagged() -> None:
 
 
 def test_budget_must_leave_room_for_the_output() -> None:
-    with pytest.raises(SeforaError, match="no room"):
+    with pytest.raises(GridError, match="no room"):
         fit_prompt(PromptConfig(), PromptInputs(target="x"), COUNTER, budget=250)
 
 

@@ -12,12 +12,12 @@ import time
 from pathlib import Path
 
 import pytest
-from fake_openai_server import FakeOpenAIServer, Reply, Request
 
-from build_scripts.cli import main
-from build_scripts.generate import load_targets
-from build_scripts.runfile import RunWriter, read_rows
-from sefora_dataset import SAMPLE_SOURCE, CorpusError, build_dataset
+from sefora_cli.main import main
+from sefora_grid.errors import GridInputError
+from sefora_grid.generate import load_targets
+from sefora_grid.runs import RunWriter, read_rows
+from tests.fake_openai_server import FakeOpenAIServer, Reply, Request
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = "v2-guided-rubric-zs"
@@ -26,10 +26,8 @@ RUN_FILE = f"{CONFIG}__{MODEL}.jsonl"
 
 
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("resume") / "sefora"
-    build_dataset(SAMPLE_SOURCE, out, progress=False)
-    return out
+def dataset(sample_dataset: Path) -> Path:
+    return sample_dataset
 
 
 def answer(request: Request) -> Reply:
@@ -75,7 +73,7 @@ def test_read_rows_repairs_a_cut_last_line_and_rejects_a_bad_middle_line(tmp_pat
     assert [r["paragraph_id"] for r in read_rows(path, repair=True)] == ["a", "b"]
     assert path.read_bytes() == whole
     path.write_bytes(b'{"paragraph_id": "a"}\nnot json\n{"paragraph_id": "b"}\n')
-    with pytest.raises(CorpusError, match="line 2"):
+    with pytest.raises(GridInputError, match="line 2"):
         read_rows(path)
     assert read_rows(tmp_path / "missing.jsonl") == []
 
@@ -95,7 +93,7 @@ def test_killed_run_resumes_without_duplicates_or_gaps(dataset: Path, tmp_path: 
     with FakeOpenAIServer(responder=stall_after_three) as server:
         args = generate_args(dataset, out, server.base_url, "--limit", str(limit))
         process = subprocess.Popen(
-            [sys.executable, "-m", "build_scripts.cli", *args],
+            [sys.executable, "-m", "sefora_cli.main", *args],
             cwd=REPO,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from build_scripts.backends import TransformersBackend
-from build_scripts.cli import main
-from build_scripts.context import TokenizerCounter, fit_prompt
-from build_scripts.prompts import CATEGORIES, SYSTEM_PROMPT, PromptConfig, PromptInputs
-from sefora_dataset import SAMPLE_SOURCE, SeforaError, build_dataset
+from sefora_cli.main import main
+from sefora_dataset import SAMPLE_SOURCE
+from sefora_grid.backends import TransformersBackend
+from sefora_grid.categories import CATEGORIES
+from sefora_grid.context import TokenizerCounter, fit_prompt
+from sefora_grid.errors import GridError
+from sefora_grid.prompts import SYSTEM_PROMPT, PromptConfig, PromptInputs
 
 CHAT_TEMPLATE = (
     "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}\n{% endfor %}"
@@ -60,10 +62,8 @@ def tiny_lm(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("tf") / "sefora"
-    build_dataset(SAMPLE_SOURCE, out, progress=False)
-    return out
+def dataset(sample_dataset: Path) -> Path:
+    return sample_dataset
 
 
 def test_batched_greedy_generation_matches_one_by_one(tiny_lm: Path) -> None:
@@ -88,7 +88,7 @@ def test_tokenizer_counts_keep_the_prompt_in_budget(tiny_lm: Path) -> None:
     )
     inputs = PromptInputs(target="The target paragraph.", before=paragraphs, after=paragraphs)
     fitted = fit_prompt(PromptConfig(), inputs, counter, budget=900, max_new_tokens=MAX_NEW)
-    assert fitted.context.trimmed_before or fitted.context.trimmed_after
+    assert (fitted.context.trimmed_before, fitted.context.trimmed_after) == (True, True)
     assert fitted.prompt_tokens == counter.count_messages(fitted.messages) <= 900 - MAX_NEW
     assert 900 - MAX_NEW - fitted.prompt_tokens < 40  # filled close to the limit
 
@@ -116,8 +116,8 @@ def test_generate_command_with_the_transformers_backend(
 
 
 def test_unusable_model_folders_are_clear_errors(tmp_path: Path) -> None:
-    with pytest.raises(SeforaError, match="not a local transformers model folder"):
+    with pytest.raises(GridError, match="not a local transformers model folder"):
         TransformersBackend(str(tmp_path / "missing"), max_new_tokens=MAX_NEW)
     plain = make_tiny_lm(tmp_path / "plain", chat_template=None)
-    with pytest.raises(SeforaError, match="no chat template"):
+    with pytest.raises(GridError, match="no chat template"):
         TransformersBackend(str(plain), max_new_tokens=MAX_NEW)

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 from datasets import load_dataset
-from fake_openai_server import FakeOpenAIServer, Reply, Request
 
-from build_scripts.cli import main
-from build_scripts.evaluate_runs import reference_texts
-from build_scripts.prompts import TARGET_END, TARGET_START
-from sefora_dataset import SAMPLE_SOURCE, build_dataset
+from sefora_cli.main import main
+from sefora_grid.evaluate import reference_texts
+from sefora_grid.prompts import TARGET_END, TARGET_START
+from tests.fake_openai_server import FakeOpenAIServer, Reply, Request
 from unimatch_metric import SCORERS
 
 CONFIGS = [
@@ -35,10 +34,8 @@ FILLER = [
 
 
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("grid") / "sefora"
-    build_dataset(SAMPLE_SOURCE, out, progress=False)
-    return out
+def dataset(sample_dataset: Path) -> Path:
+    return sample_dataset
 
 
 class FakeLLM:

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 from scipy.stats import pearsonr
 
-from build_scripts.evaluate_runs import reference_texts
-from build_scripts.prompts import PromptConfig, all_configs
-from build_scripts.report import (
+from sefora_grid.errors import GridError
+from sefora_grid.evaluate import reference_texts
+from sefora_grid.prompts import PromptConfig, all_configs
+from sefora_grid.report import (
     load_results,
     pearson,
     table3,
@@ -20,7 +21,6 @@ from build_scripts.report import (
     verbosity,
     write_report,
 )
-from sefora_dataset import SeforaError
 
 
 def result(model: str, config_id: str, f1: float, units: float, precision: float) -> dict:
@@ -130,15 +130,15 @@ def test_write_report_files(tmp_path: Path) -> None:
 
 
 def test_bad_results_folders(tmp_path: Path) -> None:
-    with pytest.raises(SeforaError, match="no results"):
+    with pytest.raises(GridError, match="no results"):
         load_results(write_results(tmp_path / "empty", []))
     twice = write_results(tmp_path / "twice", GRID[:1])
     (twice / "copy.json").write_text(json.dumps(GRID[0]))
-    with pytest.raises(SeforaError, match="scored twice"):
+    with pytest.raises(GridError, match="scored twice"):
         load_results(twice)
     broken = write_results(tmp_path / "broken", GRID[:1])
     (broken / "broken.json").write_text("{")
-    with pytest.raises(SeforaError, match="broken.json"):
+    with pytest.raises(GridError, match="broken.json"):
         load_results(broken)
 
 

@@ -8,19 +8,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from build_scripts.cli import main
-from unimatch_metric.learned import (
-    MODEL_DIR,
-    REFERENCE_FILE,
-    LearnedScorer,
+from sefora_cli.main import main
+from unimatch_metric.models import MODEL_DIR, REFERENCE_FILE
+from unimatch_metric.scorers.learned import LearnedScorer
+from unimatch_metric.segmenters.learned import (
     LearnedSegmenter,
-    _windows,
     candidate_cuts,
     cut_states,
-    gold_cut_labels,
-    train_offline,
+    windows,
 )
-from unimatch_metric.trees import fit_trees, predict_proba, predict_raw
+from unimatch_metric.training.finetune import FIT_PARAMS
+from unimatch_metric.training.train import gold_cut_labels, train_offline
+from unimatch_metric.training.trees import fit_trees
+from unimatch_metric.trees import predict_proba, predict_raw
 
 LABELS = Path(__file__).resolve().parents[1] / "labels"
 
@@ -65,7 +65,7 @@ def test_segmenter_units_cover_the_text() -> None:
 
 def test_encoder_windows_give_every_word_piece_room_on_both_sides() -> None:
     for n in (1, 254, 255, 400, 1000, 1017):
-        starts = _windows(n)
+        starts = windows(n)
         assert starts[0] == 0 and all(s >= 0 and s + 254 >= min(n, 254) for s in starts)
         for j in range(n):
             w = max(starts, key=lambda s: min(j - s, s + 254 - j))
@@ -106,18 +106,31 @@ def test_gold_labels_mark_unit_starts() -> None:
         gold_cut_labels(text, ["Bad hook."])
 
 
+@pytest.mark.slow
 def test_retraining_on_a_subset(tmp_path: Path) -> None:
-    report = train_offline(LABELS, tmp_path, limit=260, progress=False)
+    quick = {**FIT_PARAMS, "epochs": 1}  # the recipe's shape, a third of its time
+    report = train_offline(LABELS, tmp_path, limit=150, progress=False, fit_params=quick)
     assert {p.name for p in tmp_path.iterdir()} == {"segmenter.npz", "scorer.npz", "reference.json"}
     assert report["segmenter"]["train_texts"] > 0 and report["scorer"]["train_pairs"] > 0
+    assert report["segmenter"]["cut_at"] in (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65)
+    assert 0 <= report["segmenter"]["cv_window_diff"] <= 1
     seg = LearnedSegmenter(path=tmp_path / "segmenter.npz")
+    scorer = LearnedScorer(path=tmp_path / "scorer.npz")
     assert seg.segment(["Great start! Now add a source."])[0]
     assert seg.cache_namespace != LearnedSegmenter().cache_namespace  # never its old results
+    assert scorer.cache_namespace != LearnedScorer().cache_namespace
+    # The reference outputs written with the models are what the saved files reproduce.
+    reference = json.loads((tmp_path / "reference.json").read_text(encoding="utf-8"))
+    assert seg.segment(reference["texts"]) == reference["units"]
+    scores = scorer.score([tuple(p) for p in reference["pairs"]])
+    np.testing.assert_allclose(scores, reference["scores"], atol=1e-3)
+    assert all(0 <= s <= 4 for s in scores)
+    assert scorer.score([("Cite your sources.", "cite  your SOURCES.")]) == [4.0]
 
 
 def test_learned_segmentations_are_cached(tmp_path: Path) -> None:
+    from sefora_llm.cache import make_key
     from unimatch_metric import segment
-    from unimatch_metric.cache import make_key
     from unimatch_metric.options import Options
 
     texts = ["Strong hook. Who is she? Add a source.", "Cut the second sentence."]
@@ -140,7 +153,7 @@ def test_retraining_needs_pairs_from_enough_paragraphs(tmp_path: Path) -> None:
     (labels / "pairs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in kept), "utf-8")
     with pytest.raises(UniMatchError, match="at least 3 paragraphs"):
         train_offline(labels, out, progress=False)
-    assert not out.exists() or not any(out.iterdir())  # nothing half-written
+    assert not out.exists()  # nothing written
 
 
 def test_retraining_needs_segmentations_with_and_without_boundaries(tmp_path: Path) -> None:
@@ -154,7 +167,7 @@ def test_retraining_needs_segmentations_with_and_without_boundaries(tmp_path: Pa
     (labels / "pairs.jsonl").write_bytes((LABELS / "pairs.jsonl").read_bytes())
     with pytest.raises(UniMatchError, match="segments.jsonl: .* start a unit"):
         train_offline(labels, out, progress=False)
-    assert not out.exists() or not any(out.iterdir())  # nothing half-written
+    assert not out.exists()  # nothing written
 
 
 def test_validate_cli(tmp_path: Path, capsys) -> None:
@@ -172,14 +185,15 @@ def test_validate_cli(tmp_path: Path, capsys) -> None:
     assert "row 1: missing units" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_card_reports_the_shipped_models_validation_figures() -> None:
     from unimatch_metric import MODULE_PATH, score_pairs, segment
-    from unimatch_metric.learned import pair_label, read_jsonl
-    from unimatch_metric.validate import score_agreement, segmentation_agreement
+    from unimatch_metric.training.train import pair_label, read_labels
+    from unimatch_metric.training.validate import score_agreement, segmentation_agreement
 
     card = (Path(MODULE_PATH) / "README.md").read_text(encoding="utf-8")
-    seg = [r for r in read_jsonl(LABELS / "segments.jsonl") if r["part"] == "validation"]
-    pairs = [r for r in read_jsonl(LABELS / "pairs.jsonl") if r["part"] == "validation"]
+    seg = [r for r in read_labels(LABELS / "segments.jsonl") if r["part"] == "validation"]
+    pairs = [r for r in read_labels(LABELS / "pairs.jsonl") if r["part"] == "validation"]
     s = segmentation_agreement(
         [r["units"] for r in seg],
         segment([r["text"] for r in seg], segmenter="learned", use_cache=False),
@@ -213,7 +227,7 @@ def test_card_offline_example_is_what_the_shipped_models_print() -> None:
 
 
 def test_fine_tuned_layers_leave_the_embedding_baseline_untouched() -> None:
-    from unimatch_metric.score import load_embedding_model
+    from unimatch_metric.encoder import load_embedding_model
 
     texts = ["Nice hook.", "Cite a source for the second claim.", "Who is she?"]
     tuned, original = LearnedScorer().encoder.encode(texts)

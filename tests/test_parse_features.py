@@ -9,7 +9,6 @@ import pymupdf
 import pytest
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
-from make_annotated import PDF_COLOURS, write_pdf
 
 from sefora_dataset.parsers import (
     CONTEXT_CHARS,
@@ -19,6 +18,7 @@ from sefora_dataset.parsers import (
     parse_file,
 )
 from sefora_dataset.parsers.legend import DEFAULT_LEGEND, load_legend
+from tests.make_annotated import PDF_COLOURS, write_pdf
 
 # ------------------------------------------------------------------------------ legend
 

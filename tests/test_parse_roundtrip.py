@@ -6,10 +6,10 @@ import json
 import random
 
 import pytest
-from make_annotated import PdfStyle, expected_parse, write_docx, write_pdf
 
 from sefora_dataset.parsers import parse_file
 from sefora_dataset.parsers.compare import compare_drafts
+from tests.make_annotated import PdfStyle, expected_parse, write_docx, write_pdf
 
 LOREM = (
     "The river ran brown after the storm, and the “old” bridge—the one my grandfather "

@@ -8,10 +8,9 @@ import re
 import shlex
 from pathlib import Path
 
-from fake_openai_server import FakeOpenAIServer, Reply, Request
-from foxglove_fixture import write_foxglove
-
-from build_scripts.cli import main
+from sefora_cli.main import main
+from tests.fake_openai_server import FakeOpenAIServer, Reply, Request
+from tests.foxglove_fixture import write_foxglove
 from unimatch_metric.prompts import SCORE_SYSTEM, SEGMENT_SYSTEM
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "related-systems.md"

@@ -10,19 +10,19 @@ import re
 
 import evaluate
 import pytest
-from fake_openai_server import FakeOpenAIServer, Reply, Request
 
-from unimatch_metric import UniMatchError
-from unimatch_metric.cache import CACHE_FILENAME
-from unimatch_metric.rubric import (
+from feedback_judges.errors import JudgeRequestError
+from feedback_judges.judge import (
     JUDGE_SYSTEM,
     MODULE_PATH,
     RubricJudge,
     judge_feedback,
-    load_rubric,
 )
+from feedback_judges.rubric import load_rubric
+from sefora_llm.cache import CACHE_FILENAME
+from tests.fake_openai_server import TEST_API_KEY, FakeOpenAIServer, Reply, Request
 
-SECRET = "sk-test-RUBRIC-4b8e1f0a9c3d7e2b"
+SECRET = TEST_API_KEY
 MATH = load_rubric("math-feedback")
 ESSAY = load_rubric("essay-feedback")
 ITEM_LINE = re.compile(r"^I(\d+)\. (.*)$", flags=re.MULTILINE)
@@ -87,19 +87,6 @@ def answer(request: Request, drop: str | None = None) -> Reply:
 def server():
     with FakeOpenAIServer(responder=answer) as srv:
         yield srv
-
-
-@pytest.fixture
-def llm(server, tmp_path):
-    return {
-        "model": "fake-judge",
-        "base_url": server.base_url,
-        "api_key": SECRET,
-        "cache_dir": tmp_path / "cache",
-        "backoff": 0.01,
-        "max_retries": 2,
-        "request_timeout": 5.0,
-    }
 
 
 FEEDBACK = list(ANSWERS)
@@ -184,7 +171,7 @@ def test_malformed_reply_is_retried(server, llm, bad):
 
 def test_missing_item_retried_then_failure_reported_never_zero(server, llm, caplog):
     server.responder = lambda request: answer(request, drop="I2")
-    with caplog.at_level(logging.WARNING), pytest.raises(UniMatchError) as caught:
+    with caplog.at_level(logging.WARNING), pytest.raises(JudgeRequestError) as caught:
         judge_feedback([FEEDBACK[0]], [CONTEXT], "math-feedback", **llm)
     message = str(caught.value)
     assert message.startswith("example 0: rubric request (math-feedback, 5 items) failed")
@@ -224,7 +211,7 @@ def test_http_errors_and_the_key_never_leak(server, llm, caplog):
     assert SECRET not in caplog.text and "[REDACTED]" in caplog.text
     server.reset()
     server.responder = lambda request: Reply.error(401, f"bad key {SECRET}")
-    with pytest.raises(UniMatchError) as caught:
+    with pytest.raises(JudgeRequestError) as caught:
         judge_feedback(FEEDBACK[1:2], [CONTEXT], "math-feedback", use_cache=False, **llm)
     assert server.request_count == 1  # a 401 is not retried
     assert "HTTP 401" in str(caught.value) and SECRET not in str(caught.value)
@@ -259,7 +246,7 @@ def test_cache_second_run_sends_nothing_and_is_shared(server, llm, tmp_path):
 
 def test_failures_are_not_cached(server, llm):
     server.responder = lambda request: Reply("no JSON here")
-    with pytest.raises(UniMatchError):
+    with pytest.raises(JudgeRequestError):
         judge_feedback(FEEDBACK[:1], [CONTEXT], "math-feedback", **llm)
     server.responder = answer
     before = server.request_count

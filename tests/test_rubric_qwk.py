@@ -9,12 +9,9 @@ import random
 import numpy as np
 import pytest
 
-from unimatch_metric.rubric import (
-    RubricError,
-    bundled_rubrics,
-    load_rubric,
-    quadratic_weighted_kappa,
-)
+from feedback_judges.errors import RubricError
+from feedback_judges.qwk import quadratic_weighted_kappa
+from feedback_judges.rubric import bundled_rubrics, load_rubric
 
 
 def test_hand_computed_example():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import multiprocessing
 from pathlib import Path
 
-from unimatch_metric.cache import CACHE_FILENAME, Cache, default_cache_dir, make_key, open_cache
+from sefora_llm.cache import CACHE_FILENAME, Cache, default_cache_dir, make_key, open_cache
 
 
 def test_keys_depend_on_namespace_and_every_text():

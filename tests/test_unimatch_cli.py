@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from build_scripts import unimatch_cli
+from sefora_cli import unimatch as unimatch_cli
 from unimatch_metric import UniMatchError, unimatch
 
 

@@ -13,14 +13,14 @@ import threading
 import time
 
 import pytest
-from fake_openai_server import FakeOpenAIServer, Reply, Request
 
 import unimatch_metric
+from tests.fake_openai_server import TEST_API_KEY, FakeOpenAIServer, Reply, Request
 from unimatch_metric import UniMatchError
 from unimatch_metric.prompts import SCORE_SYSTEM, SEGMENT_SYSTEM, UNIT_DELIMITER
-from unimatch_metric.segment import split_rules
+from unimatch_metric.segmenters.rules import split_rules
 
-SECRET = "sk-test-SECRET-7f3a9c0e5b1d4a2f"
+SECRET = TEST_API_KEY
 PAIR_BLOCK = re.compile(r"^Pair (\S+)\nA: (.*)\nB: (.*)$", flags=re.MULTILINE)
 
 
@@ -54,20 +54,6 @@ def fake_model(request: Request, shuffle: bool = True) -> Reply:
 def server():
     with FakeOpenAIServer(responder=fake_model) as srv:
         yield srv
-
-
-@pytest.fixture
-def llm(server, tmp_path):
-    """Options pointing the LLM backends at the fake server, with fast retries."""
-    return {
-        "model": "fake-judge",
-        "base_url": server.base_url,
-        "api_key": SECRET,
-        "cache_dir": tmp_path / "cache",
-        "backoff": 0.01,
-        "max_retries": 2,
-        "request_timeout": 5.0,
-    }
 
 
 def make_pairs(n: int) -> list[tuple[str, str]]:
@@ -368,7 +354,7 @@ def test_missing_model_or_key_is_a_clear_error(monkeypatch, tmp_path):
 
 
 def test_client_for_free_text_with_params_and_usage(server):
-    from unimatch_metric.llm import LLMClient, LLMSettings
+    from sefora_llm.client import LLMClient, LLMSettings
 
     client = LLMClient(LLMSettings(model="gen", base_url=server.base_url, api_key=SECRET))
     server.push(Reply("Consider a clearer topic sentence."))

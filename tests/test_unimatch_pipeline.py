@@ -9,9 +9,9 @@ import sys
 import pytest
 
 import unimatch_metric
+from sefora_llm.cache import open_cache
 from unimatch_metric import UniMatch, unimatch
-from unimatch_metric.cache import open_cache
-from unimatch_metric.score import cosine_to_score
+from unimatch_metric.scorers.embedding import cosine_to_score
 
 PREDICTIONS = [["a", "b"], ["c"]]
 REFERENCES = [["a"], ["x", "y", "c"]]

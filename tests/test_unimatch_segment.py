@@ -7,9 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import unimatch_metric
-from unimatch_metric.llm import ReplyError
+from sefora_llm.client import ReplyError
 from unimatch_metric.options import Options
-from unimatch_metric.segment import SEGMENTERS, split_rules, units_from_delimited
+from unimatch_metric.segmenters import SEGMENTERS
+from unimatch_metric.segmenters.llm import units_from_delimited
+from unimatch_metric.segmenters.rules import split_rules
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from unimatch_metric.validate import boundaries, score_agreement, segmentation_agreement
+from unimatch_metric.training.validate import boundaries, score_agreement, segmentation_agreement
 
 
 def test_boundaries_are_word_indices() -> None:

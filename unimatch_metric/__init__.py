@@ -13,8 +13,8 @@ from unimatch_metric.errors import UniMatchError
 from unimatch_metric.match import MatchResult, match
 from unimatch_metric.pipeline import UniMatch, unimatch
 from unimatch_metric.prompts import PROMPT_VERSION
-from unimatch_metric.score import SCORERS, score_pairs
-from unimatch_metric.segment import SEGMENTERS, segment
+from unimatch_metric.scorers import SCORERS, score_pairs
+from unimatch_metric.segmenters import SEGMENTERS, segment
 
 MODULE_PATH = str(Path(__file__).resolve().parent / "unimatch")
 

@@ -1,13 +1,29 @@
-"""The error UniMatch raises when a segmentation or scoring request cannot be completed."""
+"""The errors UniMatch raises: one base class and a subclass per kind of failure."""
 
 from __future__ import annotations
 
-from sefora_dataset.errors import SeforaError
+from sefora_common.errors import InputError, ToolkitError
+from sefora_llm.errors import LLMRequestError
 
 
-class UniMatchError(SeforaError):
-    """A segmentation or similarity request that still failed after its retries.
+class UniMatchError(ToolkitError):
+    """Base class of the errors the UniMatch metric raises."""
 
-    The message says which backend failed and why (HTTP status, timeout, malformed reply);
-    it never contains an API key.
-    """
+
+class BackendError(UniMatchError, LLMRequestError):
+    """A segmentation or similarity request that cannot be made or still failed after its
+    retries. The message says which backend failed and why (HTTP status, timeout, malformed
+    reply); it never contains an API key."""
+
+
+class UniMatchInputError(UniMatchError, InputError):
+    """Bad input to UniMatch or its training: names the file and the field or line."""
+
+
+class ModelFileError(UniMatchError):
+    """A learned model file that is missing or unreadable (``sefora train-offline`` makes it)."""
+
+
+def as_backend_error(err: LLMRequestError) -> BackendError:
+    """``err`` as a `BackendError` (the LLM backends' client already raises that type)."""
+    return err if isinstance(err, BackendError) else BackendError(str(err))

@@ -168,7 +168,7 @@ class Explanation:
             if row.kind == "matched":
                 middle = (
                     f'<td class="um-pair-score" data-score="{row.score!r}">{row.score:.2f}'
-                    f'<div class="um-scale">{scale_label(row.score)}</div></td>'
+                    f'<div class="um-scale">{scale_label(row.score or 0.0)}</div></td>'
                 )
             else:
                 middle = f'<td class="um-mark">{row.kind}</td>'

@@ -1,75 +1,12 @@
-"""The options shared by segmenters, scorers and the UniMatch pipeline, checked in one place."""
+"""The options of UniMatch's segmenters, scorers and pipeline, checked in one place."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
-from unimatch_metric.cache import Cache, open_cache
-from unimatch_metric.llm import LLMSettings
-
-if TYPE_CHECKING:
-    from typing_extensions import Self
-
-ON_ERROR = ("raise", "skip")
-
-
-@dataclass
-class LLMOptions:
-    """Options of every LLM-backed computation here (UniMatch, the rubric judge)."""
-
-    what: ClassVar[str] = "LLM"  # names the options in errors
-
-    model: str | None = None
-    base_url: str | None = None
-    api_key: str | None = field(default=None, repr=False)
-    batch_size: int = 50
-    cache_dir: str | Path | None = None
-    use_cache: bool = True
-    return_details: bool = False
-    on_error: str = "raise"
-    request_timeout: float = 60.0
-    max_retries: int = 3
-    concurrency: int = 4
-    backoff: float = 1.0
-    progress: bool | None = None
-
-    def __post_init__(self) -> None:
-        if self.on_error not in ON_ERROR:
-            raise ValueError(f"on_error must be one of {ON_ERROR}, got {self.on_error!r}")
-        if not isinstance(self.batch_size, int) or self.batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer, got {self.batch_size!r}")
-
-    @classmethod
-    def from_kwargs(cls, base: Self | None = None, **kwargs: Any) -> Self:
-        """``base`` (or the defaults) with ``kwargs`` applied; an unknown name is a TypeError."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(kwargs) - known)
-        if unknown:
-            raise TypeError(
-                f"unknown {cls.what} option(s): {', '.join(unknown)}; "
-                f"known: {', '.join(sorted(known))}"
-            )
-        return dataclasses.replace(base or cls(), **kwargs)
-
-    def llm_settings(self) -> LLMSettings:
-        """The chat-client settings these options describe."""
-        return LLMSettings(
-            model=self.model,
-            base_url=self.base_url,
-            api_key=self.api_key,
-            timeout=self.request_timeout,
-            max_retries=self.max_retries,
-            concurrency=self.concurrency,
-            backoff=self.backoff,
-        )
-
-    def cache(self) -> Cache | None:
-        """The on-disk cache to use, or None when caching is off."""
-        return open_cache(self.cache_dir) if self.use_cache else None
+from sefora_llm.options import LLMOptions
 
 
 @dataclass

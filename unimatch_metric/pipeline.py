@@ -11,13 +11,13 @@ from typing import Any
 
 import numpy as np
 
-from unimatch_metric.errors import UniMatchError
+from unimatch_metric.errors import BackendError, UniMatchError
 from unimatch_metric.match import match
 from unimatch_metric.options import Options
 from unimatch_metric.prompts import PROMPT_VERSION
 from unimatch_metric.report import ExampleResult, aggregate, failed_details
-from unimatch_metric.score import SCORERS, score_outcomes
-from unimatch_metric.segment import SEGMENTERS, segment_outcomes
+from unimatch_metric.scorers import SCORERS, score_outcomes
+from unimatch_metric.segmenters import SEGMENTERS, segment_outcomes
 
 
 def _check_inputs(predictions: Sequence[Any], references: Sequence[Any]) -> None:
@@ -76,7 +76,7 @@ class UniMatch:
 
         def fail(i: int, err: UniMatchError) -> None:
             if opts.on_error == "raise":
-                raise UniMatchError(f"example {i}: {err}") from None
+                raise BackendError(f"example {i}: {err}") from err
             errors.setdefault(i, str(err))
 
         # Stage 1: segmentation of every text that needs it, in one pass.

