@@ -25,11 +25,9 @@ import pymupdf
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-
-from make_annotated import write_pdf  # noqa: E402
 
 from sefora_dataset.parsers import parse_file  # noqa: E402
+from tests.make_annotated import write_pdf  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "data" / "SEFORA"
 TARGET = 4.0

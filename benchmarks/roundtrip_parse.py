@@ -32,13 +32,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-
-from make_annotated import PdfStyle, expected_parse, write_docx, write_pdf  # noqa: E402
-from make_libreoffice import Job, soffice, write_pdfs  # noqa: E402
 
 from sefora_dataset.parsers import parse_file  # noqa: E402
 from sefora_dataset.parsers.compare import Scores, compare_drafts  # noqa: E402
+from tests.make_annotated import PdfStyle, expected_parse, write_docx, write_pdf  # noqa: E402
+from tests.make_libreoffice import Job, soffice, write_pdfs  # noqa: E402
 
 DEFAULT_CORPUS = ROOT.parent / "shared" / "data" / "SEFORA"
 GENERATORS = ("pymupdf", "libreoffice", "docx")

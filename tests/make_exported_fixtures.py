@@ -9,7 +9,7 @@ retried with slightly different text (page-break fixtures need a paragraph to en
 page's last line) and the script fails if none does. Needs LibreOffice (see
 ``make_libreoffice``); the tests that use the fixtures do not.
 
-    python tests/make_exported_fixtures.py [tests/fixtures/exported]
+    python -m tests.make_exported_fixtures [tests/fixtures/exported]   # from the repository root
 """
 
 from __future__ import annotations
@@ -22,39 +22,46 @@ import tempfile
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from make_libreoffice import Job, LoStyle, soffice, write_pdfs
+from tests.make_libreoffice import Job, LoStyle, soffice, write_pdfs
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "exported"
 
 SENTENCES = [
     "The community garden behind the laundromat opened the spring I turned fifteen.",
     "Nobody on our street believed that tomatoes could grow in soil that used to be a parking lot.",
-    "My neighbour Mrs. Alvarez brought folding chairs, a radio and a thermos of sweet coffee every Saturday.",
+    "My neighbour Mrs. Alvarez brought folding chairs, a radio and a thermos of sweet coffee"
+    " every Saturday.",
     "We learned which weeds to pull by pulling the wrong ones first.",
     "By July the beans had climbed the chain-link fence and were peering into the alley.",
     "I kept a notebook of what we planted, what died, and what surprised us by coming back.",
-    "The first harvest filled two shopping bags, and we argued for an hour about who deserved the peppers.",
+    "The first harvest filled two shopping bags, and we argued for an hour about who deserved"
+    " the peppers.",
     "Some evenings the only sound was the hose hissing against the dry ground.",
-    "When the city threatened to sell the lot, forty people signed a petition in a single afternoon.",
+    "When the city threatened to sell the lot, forty people signed a petition in a single"
+    " afternoon.",
     "I had never seen my street agree about anything before that summer.",
     "The bus to school took forty minutes, which was long enough to finish a chapter or a nap.",
     "A driver named Curtis greeted every passenger by name, even the ones who never answered.",
-    "Rain made the windows fog up, and the younger kids drew faces that dripped as the bus turned corners.",
+    "Rain made the windows fog up, and the younger kids drew faces that dripped as the bus"
+    " turned corners.",
     "I started writing down overheard sentences, because strangers say the strangest true things.",
     "One morning a man explained to nobody in particular how to repair a bicycle with a spoon.",
     "The route passed a bakery whose smell reached us two stops before we saw it.",
     "Cooking for my family began as a chore and turned into the part of the day I guarded most.",
-    "My grandmother measured nothing; she tasted, frowned, and added a pinch of whatever was nearest.",
+    "My grandmother measured nothing; she tasted, frowned, and added a pinch of whatever was"
+    " nearest.",
     "The first time I burned the rice, my little brother declared it a new dish and ate all of it.",
     "A recipe, I decided, is a rumour about a meal rather than a set of instructions.",
     "We ate late, with the television off, and talked about whoever had annoyed us that day.",
     "The kitchen window faced a brick wall, so we painted a sky on the bricks.",
-    "In chemistry class we measured everything twice and still got a different answer than the textbook.",
+    "In chemistry class we measured everything twice and still got a different answer than the"
+    " textbook.",
     "Our teacher said that a surprising result is a question the experiment is asking you.",
     "I liked the quiet minutes while a solution slowly changed colour.",
     "My lab partner labelled every beaker with a joke, which made cleaning up almost pleasant.",
     "The fire alarm went off once, though the smoke came from the cafeteria and not from us.",
-    "Later I realised that the garden, the bus and the kitchen had taught me the same patient habit.",
+    "Later I realised that the garden, the bus and the kitchen had taught me the same patient"
+    " habit.",
     "You watch, you wait, you write it down, and you try again the next day.",
     "That habit is what I bring with me to college, along with a jar of seeds from the garden.",
 ]
@@ -376,7 +383,8 @@ def specs(variant: int) -> list[tuple[str, dict, LoStyle, list[str]]]:
     refs = [
         "Alvarez, M. (2023). Growing food on reclaimed lots. Retrieved from "
         "https://www.example.org/community/gardens/reclaimed-lots/2023/report-final-version.html",
-        "City Planning Office. Vacant lot inventory. https://data.example.gov/planning/vacant-lots?year=2024&format=table",
+        "City Planning Office. Vacant lot inventory."
+        " https://data.example.gov/planning/vacant-lots?year=2024&format=table",
         prose(r, 3),
     ]
     out.append(("urls", draft("References", refs, r), base_style(font="Carlito", justify=True), []))

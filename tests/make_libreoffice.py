@@ -28,7 +28,7 @@ they were not typed). Annotations that cannot be placed are handled as in
 
 Needs LibreOffice: ``apt-get install libreoffice-writer-nogui hyphen-en-us fonts-liberation
 fonts-dejavu fonts-crosextra-carlito fonts-crosextra-caladea fonts-noto-cjk
-fonts-noto-core``. ``tests/make_exported_fixtures.py`` regenerates the committed fixtures.
+fonts-noto-core``. ``python -m tests.make_exported_fixtures`` regenerates the committed fixtures.
 """
 
 from __future__ import annotations
@@ -44,7 +44,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import pymupdf
-from make_annotated import (
+
+from sefora_dataset.parsers.anchor import Span, build_draft
+from tests.make_annotated import (
     INSTRUCTORS,
     PDF_COLOURS,
     SURNAMES,
@@ -52,8 +54,6 @@ from make_annotated import (
     overall_comments,
     placed_spans,
 )
-
-from sefora_dataset.parsers.anchor import Span, build_draft
 
 FONTS = ["Liberation Serif", "Liberation Sans", "Carlito", "Caladea", "DejaVu Serif", "DejaVu Sans"]
 READ_FLAGS = (

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pymupdf
 import pytest
-from make_libreoffice import Job, soffice, write_pdfs
 
 from sefora_dataset.parsers import parse_file
 from sefora_dataset.parsers.compare import Scores, compare_drafts
+from tests.make_libreoffice import Job, soffice, write_pdfs
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "exported"
 NAMES = sorted(p.stem for p in FIXTURES.glob("*.pdf"))

@@ -235,7 +235,7 @@ def _page_lines(page: pymupdf.Page, number: int) -> list[Line]:
                 continue
             for span in line["spans"]:
                 size = float(span["size"]) or 1.0
-                chars = [Char(ch["c"], *ch["bbox"], size) for ch in span["chars"]]
+                chars = [Char(ch["c"], *_box(ch["bbox"]), size) for ch in span["chars"]]
                 if chars:
                     runs.append((span["chars"][0]["origin"][1], size, span["font"], chars))
     runs.sort(key=lambda r: r[0])
@@ -261,6 +261,11 @@ def _page_lines(page: pymupdf.Page, number: int) -> list[Line]:
         line.finish()
         lines.append(line)
     return lines
+
+
+def _box(bbox: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+    x0, y0, x1, y1 = bbox
+    return x0, y0, x1, y1
 
 
 def _x0(ch: Char) -> float:
