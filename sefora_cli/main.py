@@ -40,6 +40,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "sefora_cli.unimatch",
         "score generated feedback against instructor comments with UniMatch",
     ),
+    "anchored": (
+        "sefora_cli.spans",
+        "score anchored feedback (quoted spans + comments): span P/R/F1, anchored UniMatch",
+    ),
+    "span-stats": (
+        "sefora_cli.spans",
+        "instructor span sizes and revision labels of a built dataset",
+    ),
     "train-offline": (
         "sefora_cli.offline",
         "retrain the learned offline segmenter and scorer from labelled data",

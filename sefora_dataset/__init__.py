@@ -1,8 +1,8 @@
 """The SEFORA student-feedback corpus as a Hugging Face ``datasets`` dataset.
 
 ``build_dataset(source, out)`` turns a corpus folder (published JSON, or raw annotated
-PDF/DOCX drafts) into Arrow shards with four configs: essays, drafts, paragraphs and
-annotations. ``load_dataset(out, "paragraphs")`` then loads them offline.
+PDF/DOCX drafts) into Arrow shards with five configs: essays, drafts, paragraphs,
+annotations and revisions. ``load_dataset(out, "paragraphs")`` then loads them offline.
 
 Names are imported on first use, so ``import sefora_dataset`` does not load ``datasets``.
 """

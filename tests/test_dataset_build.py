@@ -75,7 +75,8 @@ def test_rows_offsets_order_and_grades(corpus: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     summary = build_dataset(corpus, out, progress=False)
     total = {c: sum(per.values()) for c, per in summary["rows"].items()}
-    assert total == {"essays": 2, "drafts": 4, "paragraphs": 5, "annotations": 3}
+    # revisions: the annotation of Initial and the two of Final (Reflection comes after it)
+    assert total == {"essays": 2, "drafts": 4, "paragraphs": 5, "annotations": 3, "revisions": 3}
     drafts = {r["draft_id"]: r for r in every_split(out, "drafts")}
     initial, final, reflection = (
         drafts[f"Batch_1_Course_1_Class_1_Essay_1_{s}_ID0001"]
@@ -248,7 +249,7 @@ def test_card_yaml_lists_every_config(corpus: Path, tmp_path: Path) -> None:
     meta = yaml.safe_load(card.split("---")[1])
     assert meta["license"] == "cc-by-4.0"
     names = [c["config_name"] for c in meta["configs"]]
-    assert names == ["essays", "drafts", "paragraphs", "annotations"]
+    assert names == ["essays", "drafts", "paragraphs", "annotations", "revisions"]
     for c in meta["configs"]:
         for entry in c["data_files"]:
             assert list((tmp_path / "out").glob(entry["path"])), entry
