@@ -16,6 +16,7 @@ from datasets import load_dataset
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from sefora_dataset import build_dataset
+from sefora_dataset.schema import CONFIG_FEATURES
 from tests.test_dataset_build import corpus  # noqa: F401  (a fixture: two students, both train)
 
 SPLITS = ("train", "validation", "test")
@@ -48,7 +49,7 @@ def test_card_is_a_valid_dataset_card_for_huggingface_hub(sample_dataset: Path) 
     assert card.data.license == "cc-by-4.0" and card.data.pretty_name == "SEFORA"
     assert card.data.language == ["en"] and card.data.size_categories == ["n<1K"]
     configs = {c["config_name"]: c for c in data["configs"]}
-    assert list(configs) == ["essays", "drafts", "paragraphs", "annotations"]
+    assert list(configs) == list(CONFIG_FEATURES)
     assert [name for name, c in configs.items() if c.get("default")] == ["paragraphs"]
     for config in configs.values():
         assert [f["split"] for f in config["data_files"]] == list(SPLITS)
@@ -75,7 +76,7 @@ def test_card_loading_example_runs_as_written(sample_dataset: Path, monkeypatch)
 def test_every_split_of_the_sample_has_rows_and_loads_without_a_split(
     sample_dataset: Path,
 ) -> None:
-    for config in ("essays", "drafts", "paragraphs", "annotations"):
+    for config in CONFIG_FEATURES:
         loaded = load_dataset(str(sample_dataset), config)
         assert list(loaded) == list(SPLITS)
         assert all(len(loaded[s]) > 0 for s in SPLITS), config
