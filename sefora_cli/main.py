@@ -54,6 +54,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "validate-segmenter": ("sefora_cli.offline", "agreement of a segmenter with labelled data"),
     "validate-scorer": ("sefora_cli.offline", "agreement of a scorer with labelled data"),
+    "validate-e2e": (
+        "sefora_cli.offline",
+        "UniMatch F1 against judges' ratings of candidate feedback, per backend combination",
+    ),
     "build-foxglove": (
         "sefora_cli.foxglove",
         "build the FOXGLOVE dataset (essays, comments, ratings) from its CSV files",

@@ -1,5 +1,6 @@
-"""``sefora train-offline``, ``validate-segmenter``, ``validate-scorer``: the learned offline
-UniMatch backends, retrained from labelled data and checked against it.
+"""``sefora train-offline``, ``validate-segmenter``, ``validate-scorer``, ``validate-e2e``: the
+learned offline UniMatch backends, retrained from labelled data and checked against it, stage
+by stage and end to end (UniMatch F1 against judges' ratings of candidate feedback).
 
 Labelled files are JSONL: segmentations ``{"text", "units", "part"?}`` and scored pairs
 ``{"a", "b", "score", "score_2"?, "part"?}`` (``labels/segments.jsonl``, ``labels/pairs.jsonl``).
@@ -14,11 +15,16 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from unimatch_metric import score_pairs, segment
+from unimatch_metric import score_pairs, segment, unimatch
 from unimatch_metric.errors import UniMatchInputError
 from unimatch_metric.models import MODEL_DIR
 from unimatch_metric.training.train import pair_label, read_labels, train_offline
-from unimatch_metric.training.validate import score_agreement, segmentation_agreement
+from unimatch_metric.training.validate import (
+    end_to_end_agreement,
+    read_end_to_end,
+    score_agreement,
+    segmentation_agreement,
+)
 
 #: The labelled data in a repository checkout (a wheel does not ship it).
 LABELS = Path(__file__).resolve().parents[1] / "labels"
@@ -65,6 +71,18 @@ def register(subparsers: Any) -> None:
             p.add_argument("--k", type=int, help="WindowDiff window (default: half mean length)")
         p.set_defaults(func=run_validate_segmenter if kind == "segmenter" else run_validate_scorer)
 
+    e2e = subparsers.add_parser("validate-e2e")
+    e2e.add_argument(
+        "folder", type=Path, nargs="?", default=LABELS / "e2e", help="end-to-end set folder"
+    )
+    e2e.add_argument(
+        "--segmenters", default="learned,rules", help="comma-separated segmenter backends"
+    )
+    e2e.add_argument("--scorers", default="learned,embedding", help="comma-separated scorers")
+    e2e.add_argument("--model", help="LLM model name (LLM backends)")
+    e2e.add_argument("--base-url", help="OpenAI-compatible endpoint (LLM backends)")
+    e2e.set_defaults(func=run_validate_e2e)
+
 
 def run_train(args: argparse.Namespace) -> int:
     """Retrain both models and print the validation report."""
@@ -108,4 +126,41 @@ def run_validate_scorer(args: argparse.Namespace) -> int:
     scores = score_pairs([(r["a"], r["b"]) for r in rows], scorer=args.scorer, **_llm_options(args))
     result = score_agreement([pair_label(r) for r in rows], scores)
     print(json.dumps({"scorer": args.scorer, **asdict(result)}, indent=2))
+    return 0
+
+
+def run_validate_e2e(args: argparse.Namespace) -> int:
+    """Print, for every segmenter x scorer, how UniMatch F1 follows the judges: Pearson with
+    their scores over all candidates, mean per-paragraph Spearman with their ranking of the
+    non-trivial candidates, and the mean F1 of each kind of candidate."""
+    candidates = read_end_to_end(args.folder)
+    results = []
+    for segmenter in args.segmenters.split(","):
+        for scorer in args.scorers.split(","):
+            out = unimatch(
+                [c["text"] for c in candidates],
+                [c["references"] for c in candidates],
+                segmenter=segmenter,
+                scorer=scorer,
+                return_details=True,
+                **_llm_options(args),
+            )
+            f1 = [d["f1"] for d in out["details"]]
+            agreement = end_to_end_agreement(
+                f1,
+                [c["score"] for c in candidates],
+                [c["rank"] for c in candidates],
+                [c["e2e_id"] for c in candidates],
+                [c["kind"] == "off_paragraph" for c in candidates],
+            )
+            kinds = sorted({c["kind"] for c in candidates})
+            mean_f1 = {
+                k: sum(x for x, c in zip(f1, candidates, strict=True) if c["kind"] == k)
+                / sum(c["kind"] == k for c in candidates)
+                for k in kinds
+            }
+            results.append(
+                {"segmenter": segmenter, "scorer": scorer, **asdict(agreement), "mean_f1": mean_f1}
+            )
+    print(json.dumps(results, indent=2))
     return 0
