@@ -3,8 +3,9 @@
 ``seg W``: every text of raw/v2/feedback_writer<W>.jsonl ->
 material/v2/seg_new_<W>.jsonl
 (text_id ``<item>-<writer>-<style>``, the paragraph body, the text).
-``pairs``: after segmentation (raw/v2/seg_T4.jsonl for N, seg_T5.jsonl for O), every (instructor unit x new unit) pair
-of an item, the instructor units taken from T1's v2 segmentation -> material/v2/
+``pairs``: after segmentation (raw/v2/seg_T4.jsonl for N, seg_T5.jsonl for O), every
+(instructor unit x new unit) pair of an item, the instructor units taken from T1's v2
+segmentation -> material/v2/
 score_new_chunk{1,2}.jsonl (whole items per chunk, the rescore format). Selection and
 assembly only; no boundary or score is produced here.
 Run: python labels/v2_new_material.py seg N|seg O|pairs
