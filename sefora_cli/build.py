@@ -14,8 +14,8 @@ def register(subparsers: Any) -> None:
     """Add the ``build`` subcommand."""
     parser = subparsers.add_parser(
         "build",
-        description="Build the four configs (essays, drafts, paragraphs, annotations) from a "
-        "folder in the SEFORA layout holding JSON and/or annotated PDF/DOCX drafts.",
+        description="Build the configs (essays, drafts, paragraphs, annotations, revisions) "
+        "from a folder in the SEFORA layout holding JSON and/or annotated PDF/DOCX drafts.",
     )
     parser.add_argument(
         "--source",

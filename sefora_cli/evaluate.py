@@ -49,6 +49,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
             f"n={full['n_examples']}); "
             f"single-reference F1 {_fmt(single['f1'])} (n={single['n_examples']})"
         )
+    for signature in dict.fromkeys(s["unimatch"]["signature"] for s in summaries):
+        print(f"UniMatch signature: {signature}")
     if not summaries:
         print(f"{args.out}: every run is already scored with these options")
     return 0

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from sefora_cli.options import common_options, show_progress
+from sefora_common import __version__
 from sefora_common.errors import ToolkitError
 
 #: Subcommand -> (module that registers it, one-line help shown by ``sefora --help``).
@@ -51,17 +52,33 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "sefora_cli.unimatch",
         "score generated feedback against instructor comments with UniMatch",
     ),
+    "anchored": (
+        "sefora_cli.spans",
+        "score anchored feedback (quoted spans + comments): span P/R/F1, anchored UniMatch",
+    ),
+    "span-stats": (
+        "sefora_cli.spans",
+        "instructor span sizes and revision labels of a built dataset",
+    ),
     "train-offline": (
         "sefora_cli.offline",
         "retrain the learned offline segmenter and scorer from labelled data",
     ),
     "validate-segmenter": ("sefora_cli.offline", "agreement of a segmenter with labelled data"),
     "validate-scorer": ("sefora_cli.offline", "agreement of a scorer with labelled data"),
+    "validate-e2e": (
+        "sefora_cli.offline",
+        "UniMatch F1 against judges' ratings of candidate feedback, per backend combination",
+    ),
     "build-foxglove": (
         "sefora_cli.foxglove",
         "build the FOXGLOVE dataset (essays, comments, ratings) from its CSV files",
     ),
     "dpo-pairs": ("sefora_cli.pairs", "export DPO preference pairs from scored feedback (JSONL)"),
+    "module": (
+        "sefora_cli.module",
+        "copy an evaluate module folder (unimatch, rubric_judge) here, for evaluate.load / hf",
+    ),
 }
 
 
@@ -96,6 +113,7 @@ def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument(
         "-v", "--verbose", action="count", default=0, help="show log messages (-vv: debug too)"
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     actions = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     chosen = _chosen(argv) if argv is not None else None
     chosen_module = COMMANDS[chosen][0] if chosen else None

@@ -77,3 +77,21 @@ class InputError(ToolkitError):
 
     def __reduce__(self) -> tuple:  # picklable across processes despite the arguments
         return (type(self), (self.path, self.field, self.message, self.problems))
+
+
+class MissingExtraError(ToolkitError, ImportError):
+    """A feature whose optional dependencies (an extra of the distribution) are missing.
+
+    An `ImportError` too, so ``except ImportError`` still catches it; the message names the
+    feature, the missing package and the ``pip install`` line that brings it.
+    """
+
+    def __init__(self, feature: str, extra: str, missing: str | None) -> None:
+        self.feature, self.extra, self.missing = feature, extra, missing
+        what = f" ({missing} is not installed)" if missing else ""
+        super().__init__(
+            f"{feature} needs the '{extra}' extra{what}: pip install 'sefora-toolkit[{extra}]'"
+        )
+
+    def __reduce__(self) -> tuple:
+        return (type(self), (self.feature, self.extra, self.missing))

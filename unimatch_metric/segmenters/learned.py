@@ -331,15 +331,20 @@ class LearnedSegmenter:
     """Boundary classifier over candidate cuts (``models/segmenter.npz``; results cached)."""
 
     name = "learned"
-    config: dict[str, Any] = {
-        "model": "learned-segmenter",
-        "embedding": "all-MiniLM-L6-v2, frozen layers 2-4",
-    }
 
     def __init__(self, path: Path = SEGMENTER_FILE, progress: bool | None = None) -> None:
         self.model = load_model(path)
         self.cache_namespace = model_namespace("segment", path)
         self.progress = progress
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The learned segmenter, its embedding model and the digest of its model file."""
+        return {
+            "model": "learned-segmenter",
+            "embedding": "all-MiniLM-L6-v2, frozen layers 2-4",
+            "digest": self.cache_namespace[-1],
+        }
 
     def segment(self, texts: Sequence[str]) -> list[list[str] | UniMatchError]:
         """Cut each text at the candidates the classifier accepts (one batched prediction)."""

@@ -1,7 +1,10 @@
-"""Validate UniMatch's stages against human labels: segmentation and similarity agreement.
+"""Validate UniMatch against human labels: segmentation and similarity agreement of its
+stages, and end to end, how its F1 follows judges' ratings of candidate feedback texts.
 
 Segmentations are lists of units; boundaries are word indices (a boundary ``i`` sits between
-word ``i`` and word ``i + 1``, counted from 1). WindowDiff follows Pevzner & Hearst (2002)
+word ``i`` and word ``i + 1``, counted from 1). A unit boundary inside a stretch without
+whitespace ("etc...I'm", "Nice--I wonder") splits it into two words for both segmentations
+compared, so annotators may cut there. WindowDiff follows Pevzner & Hearst (2002)
 with ``k`` = half the mean reference unit length in words unless given; boundary precision,
 recall and F1 count boundary indices only (true negatives excluded). Figures are pooled over
 all texts.
@@ -11,9 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy import stats
+
+from sefora_common import jsonl
+from unimatch_metric.errors import UniMatchInputError
 
 
 def boundaries(units: Sequence[str]) -> set[int]:
@@ -25,8 +33,29 @@ def boundaries(units: Sequence[str]) -> set[int]:
     return out
 
 
-def _word_count(units: Sequence[str]) -> int:
-    return sum(len(u.split()) for u in units)
+def _ends(units: Sequence[str]) -> tuple[list[int], list[int]]:
+    """Word ends and unit ends of a segmentation, as counts of non-space characters."""
+    words, unit_ends, at = [], [], 0
+    for unit in units:
+        for word in unit.split():
+            at += len(word)
+            words.append(at)
+        unit_ends.append(at)
+    return words, unit_ends
+
+
+def _common_words(ref: Sequence[str], hyp: Sequence[str]) -> tuple[int, set[int], set[int]] | None:
+    """Words of a text cut by both segmentations (every word end and unit end of either), and
+    each one's boundaries as indices into them; None if they are not of the same text."""
+    (ref_words, ref_units), (hyp_words, hyp_units) = _ends(ref), _ends(hyp)
+    if (ref_words or [0])[-1] != (hyp_words or [0])[-1]:
+        return None
+    index = {end: i for i, end in enumerate(sorted({*ref_words, *hyp_words}), 1)}
+    return (
+        len(index),
+        {index[end] for end in ref_units[:-1]},
+        {index[end] for end in hyp_units[:-1]},
+    )
 
 
 @dataclass(frozen=True)
@@ -48,25 +77,25 @@ def segmentation_agreement(
 ) -> SegmentationAgreement:
     """WindowDiff and boundary P/R/F1 of ``hypotheses`` against ``references``.
 
-    Both segment the same texts: each pair must cover the same number of words.
+    Both segment the same texts: each pair must hold the same non-space characters.
     """
     if len(references) != len(hypotheses):
         raise ValueError(f"{len(references)} references but {len(hypotheses)} hypotheses")
-    for i, (ref, hyp) in enumerate(zip(references, hypotheses, strict=True)):
-        if _word_count(ref) != _word_count(hyp):
+    grids = [_common_words(r, h) for r, h in zip(references, hypotheses, strict=True)]
+    for i, (ref, hyp, grid) in enumerate(zip(references, hypotheses, grids, strict=True)):
+        if grid is None:
             raise ValueError(
-                f"text {i}: reference has {_word_count(ref)} words, hypothesis {_word_count(hyp)}"
+                f"text {i}: reference and hypothesis differ in length "
+                f"({_ends(ref)[1][-1:]} / {_ends(hyp)[1][-1:]} non-space characters)"
             )
     lengths = [len(u.split()) for ref in references for u in ref]
     if k is None:
         k = max(1, round(sum(lengths) / len(lengths) / 2)) if lengths else 1
     errors = windows = tp = fp = fn = 0
-    for ref, hyp in zip(references, hypotheses, strict=True):
-        rb, hb = boundaries(ref), boundaries(hyp)
+    for n, rb, hb in (g for g in grids if g is not None):
         tp += len(rb & hb)
         fp += len(hb - rb)
         fn += len(rb - hb)
-        n = _word_count(ref)
         for i in range(n - k):  # window covers the gaps after words i+1 .. i+k
             r = sum(1 for b in rb if i < b <= i + k)
             h = sum(1 for b in hb if i < b <= i + k)
@@ -110,3 +139,109 @@ def score_agreement(
         / len(labels),
         n_pairs=len(labels),
     )
+
+
+@dataclass(frozen=True)
+class EndToEndAgreement:
+    """Agreement of a metric's per-candidate values with judges' quality ratings."""
+
+    pooled_pearson: float
+    mean_paragraph_spearman: float
+    n_candidates: int
+    n_paragraphs: int
+
+
+def end_to_end_agreement(
+    metric: Sequence[float],
+    scores: Sequence[float],
+    ranks: Sequence[float],
+    paragraphs: Sequence[str],
+    trivial: Sequence[bool],
+) -> EndToEndAgreement:
+    """How far a metric's values for candidate feedback texts follow judges' ratings.
+
+    Pearson of ``metric`` with the judges' ``scores`` pooled over every candidate, and the
+    mean over paragraphs of the Spearman correlation of ``metric`` with the judges' ``ranks``
+    (1 = best) over each paragraph's non-``trivial`` candidates. A paragraph where the
+    metric gives those candidates one value counts as 0 (it ranks nothing); one whose
+    judges tie them all is left out.
+    """
+    if not len(metric) == len(scores) == len(ranks) == len(paragraphs) == len(trivial):
+        raise ValueError("metric, scores, ranks, paragraphs and trivial differ in length")
+    if len(metric) < 2:
+        raise ValueError("need at least two candidates")
+    groups: dict[str, list[int]] = {}
+    for i, (paragraph, easy) in enumerate(zip(paragraphs, trivial, strict=True)):
+        if not easy:
+            groups.setdefault(paragraph, []).append(i)
+    rhos = []
+    for rows in groups.values():
+        m, r = [metric[i] for i in rows], [-ranks[i] for i in rows]
+        if len(rows) < 2 or len(set(r)) < 2:
+            continue
+        rhos.append(0.0 if len(set(m)) < 2 else float(stats.spearmanr(m, r).statistic))
+    return EndToEndAgreement(
+        pooled_pearson=float(stats.pearsonr(metric, scores).statistic),
+        mean_paragraph_spearman=float(np.mean(rhos)) if rhos else float("nan"),
+        n_candidates=len(metric),
+        n_paragraphs=len(rhos),
+    )
+
+
+def read_end_to_end(folder: Path) -> list[dict[str, Any]]:
+    """The candidates of an end-to-end validation set with their paragraph's instructor
+    comments and the judges' mean score and mean rank position (1 = best).
+
+    ``folder`` holds ``paragraphs.jsonl`` (``e2e_id``, ``instructor_comments``),
+    ``candidates.jsonl`` (``candidate_id``, ``e2e_id``, ``letter``, ``kind``, ``text``) and
+    ``raw/rankings_*.jsonl``, one file per judge (``e2e_id``, ``scores`` and ``ranking`` by
+    letter). Every judge must rate every candidate.
+    """
+
+    def rows(path: Path, keys: tuple[str, ...]) -> list[dict]:
+        out = []
+        for line, row in jsonl.read_jsonl(path, UniMatchInputError):
+            missing = [k for k in keys if k not in row]
+            if missing:
+                raise UniMatchInputError(path, f"line {line}", f"missing {', '.join(missing)}")
+            out.append(row)
+        return out
+
+    comments = {
+        r["e2e_id"]: r["instructor_comments"]
+        for r in rows(folder / "paragraphs.jsonl", ("e2e_id", "instructor_comments"))
+    }
+    candidates = rows(
+        folder / "candidates.jsonl", ("candidate_id", "e2e_id", "letter", "kind", "text")
+    )
+    judges = sorted((folder / "raw").glob("rankings_*.jsonl"))
+    if not judges:
+        raise UniMatchInputError(folder / "raw", "", "no judges' file rankings_*.jsonl")
+    scores: dict[tuple[str, str], list[float]] = {}
+    ranks: dict[tuple[str, str], list[float]] = {}
+    for path in judges:
+        for r in rows(path, ("e2e_id", "scores", "ranking")):
+            for letter, score in r["scores"].items():
+                scores.setdefault((r["e2e_id"], letter), []).append(float(score))
+            for position, letter in enumerate(r["ranking"], 1):
+                ranks.setdefault((r["e2e_id"], letter), []).append(float(position))
+    out = []
+    for c in candidates:
+        key = (c["e2e_id"], c["letter"])
+        if c["e2e_id"] not in comments:
+            raise UniMatchInputError(folder / "paragraphs.jsonl", c["e2e_id"], "no such paragraph")
+        if len(scores.get(key, [])) != len(judges) or len(ranks.get(key, [])) != len(judges):
+            raise UniMatchInputError(
+                folder / "raw",
+                c["candidate_id"],
+                f"not scored and ranked by all {len(judges)} judges",
+            )
+        out.append(
+            {
+                **c,
+                "references": comments[c["e2e_id"]],
+                "score": float(np.mean(scores[key])),
+                "rank": float(np.mean(ranks[key])),
+            }
+        )
+    return out

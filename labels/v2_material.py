@@ -1,0 +1,188 @@
+"""Build the material of the v2 labelling round (issue #16) in material/v2/.
+
+Selection only: this script chooses WHICH pairs, texts and paragraphs annotators and
+writers see, and splits them into chunks. It assigns no score and places no boundary.
+Run from anywhere: python labels/v2_material.py
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from assemble import read_jsonl, write_jsonl  # this folder: run as a script
+
+HERE = Path(__file__).parent
+OUT = HERE / "material" / "v2"
+
+# Selection filters for v1-0 pairs (selection, not labelling: an annotator scores them).
+PRAISE = re.compile(
+    r"(?i)\b(nice|nicely|great|good|excellent|love|lovely|i like|i liked|strong|effective"
+    r"|effectively|vivid|beautiful|beautifully|well|awesome|wonderful|compelling|fantastic"
+    r"|brilliant|powerful|engaging|fun to read|smile|keep it up|keep going|works|impressive"
+    r"|clever|enjoy|enjoyed|wow|interesting|interested|glad|solid|successful|perfect|lively"
+    r"|memorable|thoughtful|insightful|insights|striking|evocative|moving|sophisticated)\b"
+)
+NOT_PRAISE = re.compile(
+    r"(?i)\?|\b(but|however|though|although|consider|should|could|would|try|needs?|check"
+    r"|add|remove|cut|drop|revise|use|unclear|confusing|vague|missing|instead|rather|fix"
+    r"|avoid|watch|make|sure|too|not|isn't|doesn't|don't|also|what|why|how|remain|remains"
+    r"|let's|support|back it up)\b|→"
+)
+CLARIFY = re.compile(
+    r"(?i)\?|\b(clarify|clarif\w*|explain|unclear|what (do|does) .* mean|more detail\w*"
+    r"|specific|specify|example|elaborate|expand|develop|describe|say more"
+    r"|tell (us|me|the reader) more|more about|unpack|confus\w*|vague)\b"
+)
+NOT_CLARIFY = re.compile(
+    r"(?i)\b(grammar|spelling|comma|capitaliz\w*|typo|singular|plural|tense|citation|cite"
+    r"|mla|apa|punctuation|apostrophe)\b"
+)
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def looks_praise(unit: str) -> bool:
+    return bool(PRAISE.search(unit)) and not NOT_PRAISE.search(unit)
+
+
+def looks_clarify(unit: str) -> bool:
+    return bool(CLARIFY.search(unit)) and not NOT_CLARIFY.search(unit) and not looks_praise(unit)
+
+
+def stable(key: str, seed: str = "v2") -> str:
+    """A fixed pseudo-random order that does not depend on Python's hash seed."""
+    return hashlib.sha256(f"{seed}:{key}".encode()).hexdigest()
+
+
+def selected(pair: dict) -> bool:
+    """The v2 re-scoring rule (documented in labels/README.md)."""
+    scores = {pair["score"]} | ({pair["score_2"]} if "score_2" in pair else set())
+    if pair["part"] == "validation" or scores & {1, 2, 3}:
+        return True
+    if 0 not in scores:
+        return False
+    both = (looks_praise(pair["a"]) and looks_praise(pair["b"])) or (
+        looks_clarify(pair["a"]) and looks_clarify(pair["b"])
+    )
+    return both
+
+
+def balance(groups: dict[str, int], bins: int) -> list[list[str]]:
+    """Whole groups into ``bins`` lists of similar total size (largest first, greedy)."""
+    out: list[list[str]] = [[] for _ in range(bins)]
+    load = [0] * bins
+    for key in sorted(groups, key=lambda k: (-groups[k], stable(k))):
+        at = load.index(min(load))
+        out[at].append(key)
+        load[at] += groups[key]
+    return [sorted(b) for b in out]
+
+
+def rescore(items: dict) -> None:
+    pairs = [p for p in read_jsonl(HERE / "pairs.jsonl") if selected(p)]
+    by_item: dict[str, list[dict]] = defaultdict(list)
+    for p in pairs:
+        by_item[p["item_id"]].append(p)
+
+    def line(item_id: str) -> dict:
+        item = items[item_id]
+        return {
+            "item_id": item_id,
+            "body": item["body"],
+            "instructor_comments": item["instructor_comments"],
+            "pairs": [
+                {"pair_id": p["pair_id"], "a": p["a"], "b": p["b"]} for p in by_item[item_id]
+            ],
+        }
+
+    # Train items in chunks 1-2, validation items in chunks 3-4: the annotators whose
+    # scores validate the models score no training pair.
+    chunks = []
+    for part in ("train", "validation"):
+        sizes = {i: len(ps) for i, ps in by_item.items() if items[i]["part"] == part}
+        chunks += balance(sizes, 2)
+    for n, chunk in enumerate(chunks, 1):
+        write_jsonl(OUT / f"rescore_chunk{n}.jsonl", [line(i) for i in chunk])
+        print(f"rescore_chunk{n}: {len(chunk)} items, {sum(len(by_item[i]) for i in chunk)} pairs")
+
+    # Double subset: about 4 items per chunk with 10-25 selected pairs, ~250 pairs in all.
+    double, total, n = [], 0, 0
+    pools = [sorted((i for i in c if 10 <= len(by_item[i]) <= 25), key=stable) for c in chunks]
+    while total < 250:
+        pool = pools[n % 4]
+        if pool:
+            item_id = pool.pop(0)
+            double.append(item_id)
+            total += len(by_item[item_id])
+        n += 1
+    write_jsonl(OUT / "rescore_double.jsonl", [line(i) for i in sorted(double)])
+    print(f"rescore_double: {len(double)} items, {total} pairs")
+
+
+def reseg(items: dict) -> None:
+    texts = [t for t in read_jsonl(HERE / "segments.jsonl") if t["source"] == "instructor"]
+
+    def line(t: dict) -> dict:
+        return {"text_id": t["text_id"], "body": items[t["item_id"]]["body"], "text": t["text"]}
+
+    # Chunk 1 the train part, chunk 2 the validation part (independent validation labels).
+    parts = [[t for t in texts if t["part"] == p] for p in ("train", "validation")]
+    for n, chunk in enumerate(parts, 1):
+        write_jsonl(OUT / f"reseg_chunk{n}.jsonl", [line(t) for t in chunk])
+        print(f"reseg_chunk{n}: {len(chunk)} texts")
+    # Double subset: 100 texts, in proportion to the parts' sizes.
+    share = round(100 * len(parts[0]) / len(texts))
+    double = sorted(parts[0], key=lambda t: stable(t["text_id"]))[:share]
+    double += sorted(parts[1], key=lambda t: stable(t["text_id"]))[: 100 - share]
+    double.sort(key=lambda t: t["text_id"])
+    write_jsonl(OUT / "reseg_double.jsonl", [line(t) for t in double])
+    print(f"reseg_double: {len(double)} texts ({share} train, {100 - share} validation)")
+
+
+def short_multi(comment: str) -> bool:
+    """A short instructor comment of two or more sentences ("Nice hook. Cite your sources.")."""
+    sentences = [s for s in SENTENCE_END.split(comment.strip()) if s]
+    return len(comment.split()) <= 30 and len(sentences) >= 2
+
+
+def write_partial(items: dict) -> None:
+    train = [i for i in items.values() if i["part"] == "train"]
+    candidates = [i for i in train if any(short_multi(c) for c in i["instructor_comments"])]
+    candidates.sort(
+        key=lambda i: (
+            -sum(short_multi(c) for c in i["instructor_comments"]),
+            -len(i["instructor_comments"]),
+            stable(i["item_id"]),
+        )
+    )
+    chosen, per_student = [], Counter()
+    for i in candidates:
+        if per_student[i["student_id"]] < 2 and len(chosen) < 60:
+            chosen.append(i)
+            per_student[i["student_id"]] += 1
+    chosen.sort(key=lambda i: i["item_id"])
+    rows = [
+        {
+            "item_id": i["item_id"],
+            "writer": "NO"[n % 2],
+            "body": i["body"],
+            "instructor_comments": i["instructor_comments"],
+        }
+        for n, i in enumerate(chosen)
+    ]
+    write_jsonl(OUT / "write_partial.jsonl", rows)
+    print(f"write_partial: {len(rows)} paragraphs ({Counter(r['writer'] for r in rows)})")
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    items = {r["item_id"]: r for r in read_jsonl(HERE / "material" / "paragraphs.jsonl")}
+    rescore(items)
+    reseg(items)
+    write_partial(items)
+
+
+if __name__ == "__main__":
+    main()
