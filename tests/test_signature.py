@@ -46,16 +46,15 @@ def test_equal_options_equal_signatures_and_every_option_tells_apart() -> None:
         sig(**base),
         sig(**base, threshold=3),
         sig(**base, threshold=2.5),
-        sig(**base, batch_size=10),
         sig(**base, segment_references=False),
         sig(segmenter="rules", scorer="embedding"),
         sig(segmenter="learned", scorer="exact"),
         sig(segmenter="rules", scorer=lambda pairs: [4.0] * len(pairs)),
     ]
     assert len(set(variants)) == len(variants)
-    assert "|tau:2.5|" in variants[2] and "|refs:whole" in variants[4]
-    assert re.search(r"\|score:embedding@minilm-[\w.]+\|", variants[5])
-    assert "|score:custom:<lambda>|" in variants[7]
+    assert "|tau:2.5|" in variants[2] and "|refs:whole" in variants[3]
+    assert re.search(r"\|score:embedding@minilm-[\w.]+\|", variants[4])
+    assert "|score:custom:<lambda>|" in variants[6]
 
 
 def word_judge(request: Request) -> Reply:
@@ -70,6 +69,10 @@ def word_judge(request: Request) -> Reply:
 def test_llm_backends_are_named_by_model(llm_options) -> None:
     assert "|seg:llm:fake-judge|score:llm:fake-judge|" in sig(**llm_options)
     assert "|seg:rules|score:llm:fake-judge|" in sig(segmenter="rules", **llm_options)
+    # The batch size tells the LLM scorer's figures apart (with another scorer it is unused,
+    # so an error: see test_cli_ux).
+    assert "|bs:10|" in sig(batch_size=10, **llm_options)
+    assert sig(batch_size=10, **llm_options) != sig(**llm_options)
 
 
 @pytest.fixture
