@@ -3,6 +3,7 @@ when the options are made, and that every option given is used by the chosen bac
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 from collections.abc import Callable, Iterable
@@ -53,14 +54,17 @@ class Options(LLMOptions):
     def check_used(
         self, given: Iterable[str], segmenter: str | None, scorer: str | None, pipeline: bool
     ) -> None:
-        """Raise `UniMatchOptionError` if an option in ``given`` (the ones the caller set)
-        would change nothing: ``segmenter`` / ``scorer`` are the backend names that will run
-        (None: that stage does not run), ``pipeline`` whether matching follows.
+        """Raise `UniMatchOptionError` if an option in ``given`` (the ones the caller set) has
+        a value other than its default that would change nothing: ``segmenter`` / ``scorer``
+        are the backend names that will run (None: that stage does not run), ``pipeline``
+        whether matching follows.
 
         A silently ignored option would make a result look like what it is not (a model
-        named, yet no request sent), so it is an error instead.
+        named, yet no request sent), so it is an error instead. Options passed on at their
+        default values (a caller forwarding a whole option set) are not.
         """
-        given = set(given)
+        defaults = {f.name: f.default for f in dataclasses.fields(self)}
+        given = {name for name in given if getattr(self, name) != defaults.get(name)}
         unused = []
         if "llm" not in (segmenter, scorer):
             unused += [name for name in LLM_ONLY if name in given]
