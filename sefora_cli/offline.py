@@ -76,7 +76,7 @@ def register(subparsers: Any) -> None:
 
     e2e = subparsers.add_parser("validate-e2e")
     e2e.add_argument(
-        "folder", type=Path, nargs="?", default=LABELS / "e2e", help="end-to-end set folder"
+        "folder", type=Path, nargs="?", help="end-to-end set folder (default: labels/e2e)"
     )
     e2e.add_argument(
         "--segmenters", default="learned,rules", help="comma-separated segmenter backends"
@@ -138,7 +138,7 @@ def run_validate_e2e(args: argparse.Namespace) -> int:
         raise OptionError(
             f"{', '.join(llm)} would be ignored: no 'llm' (or 'auto') in --segmenters/--scorers"
         )
-    candidates = read_end_to_end(args.folder)
+    candidates = read_end_to_end(args.folder if args.folder is not None else labels_dir() / "e2e")
     results = []
     for segmenter in segmenters:
         for scorer in scorers:

@@ -207,7 +207,12 @@ def test_base_install_works_outside_the_repository(judge_space, tmp_path: Path) 
     assert proc.returncode == 2 and MISSING_LOCAL in proc.stderr and "Traceback" not in proc.stderr
     proc = venv.run(["sefora", "report", "results"], work)
     assert proc.returncode == 2 and "pip install 'sefora-toolkit[report]'" in proc.stderr
-    for command in (["train-offline"], ["validate-scorer"], ["validate-segmenter"]):
+    for command in (
+        ["train-offline"],
+        ["validate-scorer"],
+        ["validate-segmenter"],
+        ["validate-e2e"],
+    ):
         proc = venv.run(["sefora", *command], work)
         assert proc.returncode == 2 and "pass --labels" in proc.stderr, command
         assert "site-packages" in proc.stderr and "Traceback" not in proc.stderr
