@@ -8,5 +8,5 @@ PYTHON=${PYTHON:-python3}
 .venv/bin/python -m pip install --quiet --upgrade pip
 # The CPU build of torch first: a plain `torch` requirement would pull a multi-GB CUDA build.
 .venv/bin/python -m pip install --quiet "torch==2.13.0"
-.venv/bin/python -m pip install --quiet -e ".[local,dev,demo]"
+.venv/bin/python -m pip install --quiet -e ".[local,report,train,dev,demo]"
 echo "setup.sh: ready (.venv)"

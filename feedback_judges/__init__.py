@@ -6,6 +6,7 @@ from feedback_judges.errors import JudgeError, RubricError
 from feedback_judges.judge import MODULE_PATH, RubricJudge, judge_feedback
 from feedback_judges.qwk import quadratic_weighted_kappa
 from feedback_judges.rubric import DEFAULT_RUBRIC, Rubric, bundled_rubrics, load_rubric
+from sefora_common import __version__
 
 __all__ = [
     "DEFAULT_RUBRIC",
@@ -19,5 +20,6 @@ __all__ = [
     "judge_feedback",
     "load_rubric",
     "preference_pairs",
+    "__version__",
     "quadratic_weighted_kappa",
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sefora_common.errors import InputError, ToolkitError
+from sefora_common.errors import InputError, OptionError, ToolkitError
 from sefora_llm.errors import LLMRequestError
 
 
@@ -13,6 +13,10 @@ class JudgeError(ToolkitError):
 class JudgeRequestError(JudgeError, LLMRequestError):
     """A judging request that cannot be made or still failed after its retries (the message
     names model, endpoint and reason, never the API key)."""
+
+
+class JudgeOptionError(JudgeError, OptionError):
+    """A rubric-judge option with a value it cannot take; names the option."""
 
 
 class JudgeInputError(JudgeError, InputError):

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from feedback_judges.errors import JudgeError, JudgeRequestError
+from feedback_judges.errors import JudgeError, JudgeOptionError, JudgeRequestError
 from feedback_judges.rubric import ANSWERS, DEFAULT_RUBRIC, Rubric, RubricItem, load_rubric
+from sefora_common import __version__
+from sefora_common.errors import OptionError
 from sefora_llm.backend import LLMBackend
 from sefora_llm.cache import run_cached
 from sefora_llm.client import LLMClient, ReplyError, parse_json_object
@@ -104,6 +106,7 @@ class JudgeOptions(LLMOptions):
     """The options of `RubricJudge` (see the metric card)."""
 
     what: ClassVar[str] = "rubric judge"
+    error: ClassVar[type[OptionError]] = JudgeOptionError
 
     batch_size: int = 20
 
@@ -169,6 +172,7 @@ class RubricJudge:
                 "prompt_version": JUDGE_PROMPT_VERSION,
             },
         }
+        output["config"]["signature"] = signature(output["config"])
         if opts.return_details:
             empty = dict.fromkeys(("score", "dimension_scores", "satisfied", "reasons"))
             output["details"] = [
@@ -251,6 +255,20 @@ class RubricJudge:
         ]
         what = f"rubric request ({self.rubric.name}, {len(items)} item{'s' * (len(items) != 1)})"
         return client.complete(messages, lambda reply: parse_answers(reply.text, len(items)), what)
+
+
+def signature(config: Mapping[str, Any]) -> str:
+    """The compact line identifying how a rubric score was computed (as UniMatch's and
+    sacrebleu's): ``rubric_judge:0.1.0|rubric:math-feedback@1#1a2b3c4d|llm:M|prompt:P|bs:20``."""
+    return "|".join(
+        [
+            f"rubric_judge:{__version__}",
+            f"rubric:{config['rubric']}@{config['rubric_version']}#{config['rubric_digest'][:8]}",
+            f"llm:{config.get('model') or 'default'}",
+            f"prompt:{config['prompt_version']}",
+            f"bs:{config['batch_size']}",
+        ]
+    )
 
 
 def _mean(values: Sequence[float]) -> float | None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from feedback_judges.errors import RubricError
+from sefora_common.jsonl import read_json
 
 RUBRIC_DIR = Path(__file__).resolve().parent / "rubrics"
 DEFAULT_RUBRIC = "essay-feedback"
@@ -220,8 +221,4 @@ def load_rubric(spec: str | Path | Rubric | Mapping[str, Any] = DEFAULT_RUBRIC) 
         raise RubricError(
             str(spec), "", f"no such file and no bundled rubric (bundled: {bundled_rubrics()})"
         )
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise RubricError(str(path), "", f"not a readable JSON file ({err})") from err
-    return Rubric.from_dict(data, str(path))
+    return Rubric.from_dict(read_json(path, RubricError), str(path))

@@ -1,9 +1,11 @@
 """Material for the v2 round's new texts (writers N and O): first to segment, then to score.
 
-``seg W``: every text of raw/v2/feedback_writer<W>.jsonl -> material/v2/seg_new_<W>.jsonl
+``seg W``: every text of raw/v2/feedback_writer<W>.jsonl ->
+material/v2/seg_new_<W>.jsonl
 (text_id ``<item>-<writer>-<style>``, the paragraph body, the text).
-``pairs``: after segmentation (raw/v2/seg_T4.jsonl for N, seg_T5.jsonl for O), every (instructor unit x new unit) pair
-of an item, the instructor units taken from T1's v2 segmentation -> material/v2/
+``pairs``: after segmentation (raw/v2/seg_T4.jsonl for N, seg_T5.jsonl for O), every
+(instructor unit x new unit) pair of an item, the instructor units taken from T1's v2
+segmentation -> material/v2/
 score_new_chunk{1,2}.jsonl (whole items per chunk, the rescore format). Selection and
 assembly only; no boundary or score is produced here.
 Run: python labels/v2_new_material.py seg N|seg O|pairs
@@ -32,8 +34,11 @@ def write(path: Path, rows: list[dict]) -> None:
 def seg_material(writer: str) -> None:
     items = {r["item_id"]: r for r in read(V2 / "write_partial.jsonl")}
     rows = [
-        {"text_id": f"{f['item_id']}-{f['writer']}-{f['style']}",
-         "body": items[f["item_id"]]["body"], "text": f["feedback"]}
+        {
+            "text_id": f"{f['item_id']}-{f['writer']}-{f['style']}",
+            "body": items[f["item_id"]]["body"],
+            "text": f["feedback"],
+        }
         for f in read(RAW / f"feedback_writer{writer}.jsonl")
     ]
     write(V2 / f"seg_new_{writer}.jsonl", rows)
@@ -58,8 +63,14 @@ def pairs_material() -> None:
             for j, b in enumerate(b_units, 1)
         ]
         it = items[item_id]
-        out.append({"item_id": item_id, "body": it["body"],
-                    "instructor_comments": it["instructor_comments"], "pairs": pairs})
+        out.append(
+            {
+                "item_id": item_id,
+                "body": it["body"],
+                "instructor_comments": it["instructor_comments"],
+                "pairs": pairs,
+            }
+        )
     half = len(out) // 2
     write(V2 / "score_new_chunk1.jsonl", out[:half])
     write(V2 / "score_new_chunk2.jsonl", out[half:])

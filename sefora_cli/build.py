@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from sefora_cli.options import show_progress
 from sefora_dataset import SAMPLE_SOURCE
 
 
@@ -13,8 +14,8 @@ def register(subparsers: Any) -> None:
     """Add the ``build`` subcommand."""
     parser = subparsers.add_parser(
         "build",
-        description="Build the four configs (essays, drafts, paragraphs, annotations) from a "
-        "folder in the SEFORA layout holding JSON and/or annotated PDF/DOCX drafts.",
+        description="Build the configs (essays, drafts, paragraphs, annotations, revisions) "
+        "from a folder in the SEFORA layout holding JSON and/or annotated PDF/DOCX drafts.",
     )
     parser.add_argument(
         "--source",
@@ -22,7 +23,6 @@ def register(subparsers: Any) -> None:
         help="corpus folder, e.g. a SEFORA clone's SEFORA/ (default: the bundled sample)",
     )
     parser.add_argument("--out", default="sefora", help="output folder (default: ./sefora)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(func=run)
 
 
@@ -30,6 +30,6 @@ def run(args: argparse.Namespace) -> int:
     """Build, then print the row counts as JSON."""
     from sefora_dataset.build import build_dataset  # loads `datasets`: only when building
 
-    summary = build_dataset(args.source, args.out, progress=not args.quiet)
+    summary = build_dataset(args.source, args.out, progress=show_progress(args))
     print(json.dumps({"out": args.out, **summary}, indent=2))
     return 0

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from sefora_cli.unimatch import add_metric_options, metric_options
+from sefora_cli.options import add_metric_options, metric_options
 from sefora_grid.evaluate import BARE_ANNOTATIONS, evaluate_runs
 
 
@@ -22,14 +22,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument("runs", type=Path, help="folder of run files from `sefora generate`")
     parser.add_argument("--out", type=Path, default=Path("results"), help="default: results")
     parser.add_argument("--data", default="sefora", help="built dataset folder (default: sefora)")
-    add_metric_options(parser, backend="offline")
+    add_metric_options(parser)
     parser.add_argument(
         "--bare-annotations",
         choices=BARE_ANNOTATIONS,
         default="legend",
         help="annotations without a comment: read by the colour legend (default) or skip",
     )
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(func=run_evaluate)
 
 
@@ -40,7 +39,6 @@ def run_evaluate(args: argparse.Namespace) -> int:
         args.out,
         data_dir=args.data,
         bare=args.bare_annotations,
-        progress=False if args.quiet else None,
         **metric_options(args),
     )
     for s in summaries:
@@ -51,6 +49,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
             f"n={full['n_examples']}); "
             f"single-reference F1 {_fmt(single['f1'])} (n={single['n_examples']})"
         )
+    for signature in dict.fromkeys(s["unimatch"]["signature"] for s in summaries):
+        print(f"UniMatch signature: {signature}")
     if not summaries:
         print(f"{args.out}: every run is already scored with these options")
     return 0

@@ -15,6 +15,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from sefora_cli.options import add_metric_options, metric_options, show_progress
+from sefora_common.errors import OptionError
 from unimatch_metric import score_pairs, segment, unimatch
 from unimatch_metric.errors import UniMatchInputError
 from unimatch_metric.models import MODEL_DIR
@@ -26,7 +28,24 @@ from unimatch_metric.training.validate import (
     segmentation_agreement,
 )
 
+#: Options of `validate-e2e` given only to the segmenter x scorer pairs that use an LLM.
+LLM_FLAGS = ("model", "base_url", "concurrency")
+
+#: The labelled data in a repository checkout (a wheel does not ship it).
 LABELS = Path(__file__).resolve().parents[1] / "labels"
+
+
+def labels_dir() -> Path:
+    """The checkout's ``labels/``; outside a checkout (a wheel install) a
+    `UniMatchInputError` saying where labelled data can come from."""
+    if not LABELS.is_dir():
+        raise UniMatchInputError(
+            LABELS,
+            "",
+            "no labelled data here: the installed package does not ship labels/; pass "
+            "--labels (or the JSONL file) from a checkout of the toolkit's repository",
+        )
+    return LABELS
 
 
 def register(subparsers: Any) -> None:
@@ -34,46 +53,50 @@ def register(subparsers: Any) -> None:
     train = subparsers.add_parser(
         "train-offline",
     )
-    train.add_argument("--labels", type=Path, default=LABELS, help="folder with the JSONL files")
+    train.add_argument(
+        "--labels", type=Path, help="folder with the JSONL files (default: the checkout's labels/)"
+    )
     train.add_argument("--out", type=Path, default=MODEL_DIR, help="where to write the models")
     train.add_argument("--limit", type=int, help="use only the first N rows of each file")
     train.set_defaults(func=run_train)
 
-    for name, default, kind in (
-        ("validate-segmenter", LABELS / "segments.jsonl", "segmenter"),
-        ("validate-scorer", LABELS / "pairs.jsonl", "scorer"),
+    for name, default, stage in (
+        ("validate-segmenter", "segments.jsonl", "segment"),
+        ("validate-scorer", "pairs.jsonl", "score"),
     ):
         p = subparsers.add_parser(name)
-        p.add_argument("file", type=Path, nargs="?", default=default, help="labelled JSONL")
-        p.add_argument(f"--{kind}", default="offline", help="backend name (default: offline)")
+        p.add_argument(
+            "file", type=Path, nargs="?", help=f"labelled JSONL (default: labels/{default})"
+        )
         p.add_argument("--part", help="only rows whose 'part' is this (e.g. validation)")
-        p.add_argument("--model", help="LLM model name (LLM backends)")
-        p.add_argument("--base-url", help="OpenAI-compatible endpoint (LLM backends)")
-        if kind == "segmenter":
+        add_metric_options(p, stages=[stage])
+        if stage == "segment":
             p.add_argument("--k", type=int, help="WindowDiff window (default: half mean length)")
-        p.set_defaults(func=run_validate_segmenter if kind == "segmenter" else run_validate_scorer)
+        p.set_defaults(func=run_validate_segmenter if stage == "segment" else run_validate_scorer)
 
     e2e = subparsers.add_parser("validate-e2e")
     e2e.add_argument(
-        "folder", type=Path, nargs="?", default=LABELS / "e2e", help="end-to-end set folder"
+        "folder", type=Path, nargs="?", help="end-to-end set folder (default: labels/e2e)"
     )
     e2e.add_argument(
         "--segmenters", default="learned,rules", help="comma-separated segmenter backends"
     )
     e2e.add_argument("--scorers", default="learned,embedding", help="comma-separated scorers")
-    e2e.add_argument("--model", help="LLM model name (LLM backends)")
-    e2e.add_argument("--base-url", help="OpenAI-compatible endpoint (LLM backends)")
+    add_metric_options(e2e, stages=["match"])  # --model etc. go to the llm/auto backends
     e2e.set_defaults(func=run_validate_e2e)
 
 
 def run_train(args: argparse.Namespace) -> int:
     """Retrain both models and print the validation report."""
-    report = train_offline(args.labels, args.out, limit=args.limit)
+    labels = args.labels if args.labels is not None else labels_dir()
+    report = train_offline(labels, args.out, limit=args.limit, progress=show_progress(args))
     print(json.dumps(report, indent=2))
     return 0
 
 
-def _rows(args: argparse.Namespace, keys: tuple[str, ...]) -> list[dict]:
+def _rows(args: argparse.Namespace, keys: tuple[str, ...], default: str) -> list[dict]:
+    if args.file is None:
+        args.file = labels_dir() / default
     rows = read_labels(args.file)
     for n, row in enumerate(rows, 1):
         missing = [k for k in keys if k not in row]
@@ -86,25 +109,21 @@ def _rows(args: argparse.Namespace, keys: tuple[str, ...]) -> list[dict]:
     return rows
 
 
-def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
-    return {k: v for k, v in (("model", args.model), ("base_url", args.base_url)) if v}
-
-
 def run_validate_segmenter(args: argparse.Namespace) -> int:
     """Print WindowDiff and boundary P/R/F1 of a segmenter against the labels."""
-    rows = _rows(args, ("text", "units"))
-    hyps = segment([r["text"] for r in rows], segmenter=args.segmenter, **_llm_options(args))
+    rows = _rows(args, ("text", "units"), "segments.jsonl")
+    hyps = segment([r["text"] for r in rows], **metric_options(args))
     result = segmentation_agreement([r["units"] for r in rows], hyps, k=args.k)
-    print(json.dumps({"segmenter": args.segmenter, **asdict(result)}, indent=2))
+    print(json.dumps({"segmenter": args.segmenter or "auto", **asdict(result)}, indent=2))
     return 0
 
 
 def run_validate_scorer(args: argparse.Namespace) -> int:
     """Print Pearson and Spearman of a scorer against the labels (mean of annotators)."""
-    rows = _rows(args, ("a", "b", "score"))
-    scores = score_pairs([(r["a"], r["b"]) for r in rows], scorer=args.scorer, **_llm_options(args))
+    rows = _rows(args, ("a", "b", "score"), "pairs.jsonl")
+    scores = score_pairs([(r["a"], r["b"]) for r in rows], **metric_options(args))
     result = score_agreement([pair_label(r) for r in rows], scores)
-    print(json.dumps({"scorer": args.scorer, **asdict(result)}, indent=2))
+    print(json.dumps({"scorer": args.scorer or "auto", **asdict(result)}, indent=2))
     return 0
 
 
@@ -112,17 +131,26 @@ def run_validate_e2e(args: argparse.Namespace) -> int:
     """Print, for every segmenter x scorer, how UniMatch F1 follows the judges: Pearson with
     their scores over all candidates, mean per-paragraph Spearman with their ranking of the
     non-trivial candidates, and the mean F1 of each kind of candidate."""
-    candidates = read_end_to_end(args.folder)
+    segmenters, scorers = args.segmenters.split(","), args.scorers.split(",")
+    options = metric_options(args)
+    llm = {name: options.pop(name) for name in LLM_FLAGS if name in options}
+    if llm and not {"llm", "auto"} & {*segmenters, *scorers}:
+        raise OptionError(
+            f"{', '.join(llm)} would be ignored: no 'llm' (or 'auto') in --segmenters/--scorers"
+        )
+    candidates = read_end_to_end(args.folder if args.folder is not None else labels_dir() / "e2e")
     results = []
-    for segmenter in args.segmenters.split(","):
-        for scorer in args.scorers.split(","):
+    for segmenter in segmenters:
+        for scorer in scorers:
+            uses_llm = {"llm", "auto"} & {segmenter, scorer}
             out = unimatch(
                 [c["text"] for c in candidates],
                 [c["references"] for c in candidates],
                 segmenter=segmenter,
                 scorer=scorer,
                 return_details=True,
-                **_llm_options(args),
+                **options,
+                **(llm if uses_llm else {}),
             )
             f1 = [d["f1"] for d in out["details"]]
             agreement = end_to_end_agreement(

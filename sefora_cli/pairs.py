@@ -16,6 +16,7 @@ from typing import Any
 
 from feedback_judges.dpo import ScoredFeedback, preference_pairs, scored_feedback
 from feedback_judges.errors import JudgeInputError
+from sefora_cli.options import reject_unused
 from sefora_common.io import write_text
 from sefora_common.jsonl import read_jsonl
 
@@ -41,10 +42,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--random-negatives",
         type=_count,
-        default=1,
         help="with --mismatched: pairs against random prompts of other groups (default 1)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random negatives")
+    parser.add_argument("--seed", type=int, help="with --mismatched: seed of the random negatives")
     parser.add_argument(
         "--conversational", action="store_true", help="chat messages instead of plain text"
     )
@@ -69,29 +69,35 @@ def read_scored(path: Path, args: argparse.Namespace) -> list[ScoredFeedback]:
         "score": args.score_field,
         "group": args.group_field,
     }
-    rows = []
-    for number, raw in read_jsonl(path, JudgeInputError):
+
+    def row(raw: dict, where: str) -> ScoredFeedback:
+        return scored_feedback({key: raw.get(name) for key, name in fields.items()}, where)
+
+    def check(where: str, raw: dict) -> list[tuple[str, str]]:
         missing = [name for key, name in fields.items() if key != "group" and name not in raw]
         if missing:
-            raise JudgeInputError(path, f"line {number}", f"missing field(s) {missing}")
+            return [(where, f"missing field(s) {missing}")]
         try:
-            row = {key: raw.get(name) for key, name in fields.items()}
-            rows.append(scored_feedback(row, f"line {number}"))
+            row(raw, where)
         except ValueError as err:
-            raise JudgeInputError(path, "", str(err)) from err
-    return rows
+            return [("", str(err))]  # the message names the line and the field
+        return []
+
+    return [row(raw, f"line {n}") for n, raw in read_jsonl(path, JudgeInputError, check)]
 
 
 def run(args: argparse.Namespace) -> int:
     """Read, pair, write atomically, and print the counts as JSON."""
+    if not args.mismatched:
+        reject_unused(args, ["--random-negatives", "--seed"], "they apply with --mismatched")
     rows = read_scored(args.input, args)
+    negatives = {"random_negatives": args.random_negatives, "seed": args.seed}
     pairs = preference_pairs(
         rows,
         mismatched=args.mismatched,
-        random_negatives=args.random_negatives,
-        seed=args.seed,
         conversational=args.conversational,
         metadata=True,
+        **{name: value for name, value in negatives.items() if value is not None},
     )
     kinds = Counter(pair["kind"] for pair in pairs)
     if not args.metadata:

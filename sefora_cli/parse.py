@@ -9,7 +9,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from sefora_cli.options import show_progress
 from sefora_common.io import write_text
+from sefora_common.progress import progress_bar
 from sefora_dataset.errors import ParseError, SeforaError
 from sefora_dataset.parsers import SUFFIXES, load_legend, parse_file
 
@@ -33,7 +35,6 @@ def register(subparsers: Any) -> None:
         help="colour legend JSON: {name: [r, g, b] or [[r, g, b], ...]} "
         "(default: pink/green/yellow)",
     )
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(func=run)
 
 
@@ -87,13 +88,7 @@ def run(args: argparse.Namespace) -> int:
     names = output_names(paths)
     failures: list[tuple[Path, str]] = []
     written = 0
-    try:
-        from tqdm import tqdm
-
-        progress = tqdm(paths, desc="parsing", unit="file", disable=args.quiet, file=sys.stderr)
-    except ImportError:  # pragma: no cover - tqdm is a dependency
-        progress = paths
-    for path in progress:
+    for path in progress_bar(paths, desc="parsing", unit="file", show=show_progress(args)):
         try:
             if not path.exists():
                 raise ParseError(path, "no such file")

@@ -14,7 +14,9 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "report",
         description="Turn the results of `sefora evaluate` into report.md, table3.csv, "
-        "configurations.csv and units_vs_scores.png.",
+        "configurations.csv and units_vs_scores.png; with anchored runs also spans.csv (span "
+        "identification and uptake), with document-level runs documents.csv and "
+        "documents_units.png.",
     )
     parser.add_argument("results", type=Path, help="folder written by `sefora evaluate`")
     parser.add_argument("--out", type=Path, help="output folder (default: the results folder)")

@@ -8,20 +8,31 @@ should not, with the user's umask.
   a symlink keeps pointing where it did and its target gets the data.
 - `output_folder`: a whole output folder built in a temporary sibling and swapped into
   place at the end (the old folder is removed only after the swap); it refuses to replace
-  a folder that is not an earlier output of the same command.
+  a folder that is not an earlier output of the same command. The temporary folder is
+  removed on any error, Ctrl-C or SIGTERM (the ``sefora`` command turns SIGTERM into an
+  exception); one left by a killed run is removed, with a warning, by the next run.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import logging
 import os
 import secrets
 import shutil
 import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from sefora_common.errors import InputError
+from sefora_common.errors import InputError, OutputError
+
+logger = logging.getLogger(__name__)
+
+#: A temporary output folder unlocked and untouched for this many seconds was left by a run
+#: that was killed (a live run locks its folder the moment it creates it).
+STALE_AFTER = 10.0
 
 #: Permission bits of new files and folders before the umask (what ``open`` and ``mkdir``
 #: use; ``tempfile`` would give 0600 and 0700).
@@ -43,8 +54,18 @@ def _temporary_sibling(path: Path, suffix: str) -> Path:
 
 
 def write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` safely (see the module docstring); creates parent folders."""
-    path = Path(path)
+    """Write ``data`` to ``path`` safely (see the module docstring); creates parent folders.
+
+    Raises `OutputError` naming the path when the system refuses (no such folder,
+    permission denied, a folder in the way).
+    """
+    try:
+        _write_bytes(Path(path), data)
+    except OSError as err:
+        raise OutputError.of(path, err) from err
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
     if not _replaceable(path):
         with open(path, "wb") as handle:  # a device, FIFO or symlink: write through
             handle.write(data)
@@ -54,21 +75,23 @@ def write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
         mode = None
-    while True:
-        tmp = _temporary_sibling(path, ".tmp")
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
-            break
-        except FileExistsError:
-            continue
+    tmp: Path | None = None  # named before it exists: an interrupt at any point cleans up
     try:
+        while True:
+            tmp = _temporary_sibling(path, ".tmp")
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+                break
+            except FileExistsError:
+                tmp = None
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
         raise
 
 
@@ -77,14 +100,59 @@ def write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8")
     write_bytes(path, text.encode(encoding))
 
 
-def _make_temporary_folder(out: Path) -> Path:
+def _lock(folder: Path) -> int | None:
+    """An open descriptor of ``folder`` holding an exclusive lock on it, or None if another
+    process holds it. The lock goes with the process, however it ends (even SIGKILL)."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _make_temporary_folder(out: Path, made: list[Path]) -> int:
+    """Make a new temporary sibling of ``out``, locked for as long as this run lasts; its
+    path is put in ``made`` before it exists, so that the caller's cleanup covers it even
+    if an interrupt lands in between. Returns the lock's descriptor."""
     while True:
         tmp = _temporary_sibling(out, ".tmp")
+        made[:] = [tmp]
         try:
             tmp.mkdir(mode=FOLDER_MODE)
-            return tmp
         except FileExistsError:
+            made.clear()
             continue
+        fd = _lock(tmp)
+        if fd is not None:
+            return fd
+
+
+def remove_stale_folders(out: str | os.PathLike[str]) -> list[Path]:
+    """Remove the temporary folders of ``out`` that earlier runs left when they were killed
+    (unlocked, and older than `STALE_AFTER` seconds); return them, each logged as a warning.
+    Folders of a run still going on are locked and left alone."""
+    out = Path(out)
+    removed = []
+    for folder in sorted(out.parent.glob(f".{out.name}.*.tmp")):
+        try:
+            if not folder.is_dir() or folder.is_symlink():
+                continue
+            if time.time() - folder.stat().st_mtime < STALE_AFTER:
+                continue
+            fd = _lock(folder)
+        except OSError:
+            continue  # gone meanwhile, or not ours to open
+        if fd is None:
+            continue
+        try:
+            shutil.rmtree(folder, ignore_errors=True)
+        finally:
+            os.close(fd)
+        logger.warning("removed %s, left by an earlier run that was killed", folder)
+        removed.append(folder)
+    return removed
 
 
 def _swap(new: Path, out: Path) -> None:
@@ -128,10 +196,22 @@ def output_folder(
     """
     out = Path(out)
     check_output_folder(out, marker, command, error)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _make_temporary_folder(out)
+    made: list[Path] = []
+    lock = None
     try:
-        yield tmp
-        _swap(tmp, out)
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            remove_stale_folders(out)
+            lock = _make_temporary_folder(out, made)
+        except OSError as err:
+            raise OutputError.of(out, err) from err
+        yield made[0]
+        try:
+            _swap(made[0], out)
+        except OSError as err:
+            raise OutputError.of(out, err) from err
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        for tmp in made:
+            shutil.rmtree(tmp, ignore_errors=True)
+        if lock is not None:
+            os.close(lock)

@@ -1,8 +1,8 @@
 """The SEFORA student-feedback corpus as a Hugging Face ``datasets`` dataset.
 
 ``build_dataset(source, out)`` turns a corpus folder (published JSON, or raw annotated
-PDF/DOCX drafts) into Arrow shards with four configs: essays, drafts, paragraphs and
-annotations. ``load_dataset(out, "paragraphs")`` then loads them offline.
+PDF/DOCX drafts) into Arrow shards with five configs: essays, drafts, paragraphs,
+annotations and revisions. ``load_dataset(out, "paragraphs")`` then loads them offline.
 
 Names are imported on first use, so ``import sefora_dataset`` does not load ``datasets``.
 """
@@ -13,7 +13,8 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-__version__ = "0.1.0"
+from sefora_common import __version__ as __version__  # re-exported
+
 #: The small invented sample corpus shipped in the package (the default build source).
 SAMPLE_SOURCE = Path(__file__).resolve().parent / "sample" / "SEFORA-sample"
 

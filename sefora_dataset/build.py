@@ -1,4 +1,4 @@
-"""Build the dataset: rows of the four configs, student-disjoint splits, Arrow shards, card.
+"""Build the dataset: rows of every config, student-disjoint splits, Arrow shards, card.
 
 The output folder is a plain Hugging Face data folder (Arrow files + a README whose YAML
 ``configs:`` lists them), so ``load_dataset(out, "paragraphs")`` works offline. The build is
@@ -14,14 +14,16 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-from datasets import Features
+from datasets import Features, List, Value
 
 from sefora_common.io import check_output_folder, output_folder, write_bytes, write_text
+from sefora_common.text import span_statistics
 
 from . import SAMPLE_SOURCE, __version__
 from .card import render_card
 from .errors import CorpusError
 from .read import Draft, Essay, read_corpus
+from .revisions import essay_revision_rows, revision_summary
 from .schema import CONFIG_FEATURES
 
 SPLITS = ("train", "validation", "test")
@@ -29,6 +31,8 @@ SPLITS = ("train", "validation", "test")
 #: [80, 90) to validation, [90, 100) to test.
 SPLIT_BUCKETS = ((80, "train"), (90, "validation"), (100, "test"))
 BUILD_INFO = ".sefora-build.json"
+#: How the ``text`` of a draft (the whole draft) joins its paragraph bodies.
+DRAFT_PARAGRAPH_SEPARATOR = "\n\n"
 
 
 def split_of(student_id: str) -> str:
@@ -163,6 +167,7 @@ def draft_rows(draft: Draft) -> tuple[dict, list[dict], list[dict]]:
         "stage_index": draft.stage_index,
         "previous_draft_id": draft.previous_draft_id,
         "paragraphs": paragraphs,
+        "text": DRAFT_PARAGRAPH_SEPARATOR.join(p["body"] for p in paragraphs),
         "grades": grades,
         "overall_comment": "\n\n".join(overall) if overall else None,
         "peer_comment": "\n\n".join(peer) if peer else None,
@@ -193,12 +198,25 @@ def config_rows(essays: list[Essay]) -> dict[str, dict[str, list[dict]]]:
     for essay in essays:
         split = split_of(essay.drafts[0].student_id)
         out["essays"][split].append(essay_row(essay))
+        d_rows = []
         for draft in essay.drafts:
             d_row, p_rows, a_rows = draft_rows(draft)
-            out["drafts"][split].append(d_row)
+            d_rows.append(d_row)
             out["paragraphs"][split].extend(p_rows)
             out["annotations"][split].extend(a_rows)
+        out["drafts"][split].extend(d_rows)
+        out["revisions"][split].extend(essay_revision_rows(d_rows))
     return out
+
+
+def _plain(feature: Any) -> bool:
+    """Whether ``feature`` holds only `Value`s (in lists and structs): Python values of such
+    features encode to themselves, so `datasets`' per-row encoding (slow) can be skipped."""
+    if isinstance(feature, Value):
+        return True
+    if isinstance(feature, List):
+        return _plain(feature.feature)
+    return isinstance(feature, dict) and all(_plain(f) for f in feature.values())
 
 
 def write_shard(rows: list[dict], features: Features, folder: Path, split: str) -> Path:
@@ -207,7 +225,8 @@ def write_shard(rows: list[dict], features: Features, folder: Path, split: str) 
     The file name ends with a digest of its bytes: ``datasets`` keys its cache on the card's
     data file paths, so a rebuilt dataset in the same folder must not reuse a stale cache.
     """
-    table = pa.Table.from_pylist([features.encode_example(r) for r in rows], features.arrow_schema)
+    encoded = rows if _plain(features) else [features.encode_example(r) for r in rows]
+    table = pa.Table.from_pylist(encoded, features.arrow_schema)
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, table.schema) as writer:
         writer.write_table(table)
@@ -235,13 +254,21 @@ def summarize(rows: dict[str, dict[str, list[dict]]]) -> dict[str, Any]:
         "drafts_with_grades": sum(1 for d in every["drafts"] if d["grades"]),
         "drafts_with_overall_comment": sum(1 for d in every["drafts"] if d["overall_comment"]),
         "assignments": len({e["assignment_id"] for e in every["essays"]}),
+        "revisions": revision_summary(every["revisions"]),
+        "span_sizes": span_statistics(
+            [
+                (p["body"], a["start"], a["end"])
+                for p in every["paragraphs"]
+                for a in p["annotations"]
+            ]
+        ),
     }
 
 
 def build_dataset(
-    source: str | Path = SAMPLE_SOURCE, out: str | Path = "sefora", progress: bool = True
+    source: str | Path = SAMPLE_SOURCE, out: str | Path = "sefora", progress: bool | None = None
 ) -> dict[str, Any]:
-    """Read ``source``, write the four configs to ``out`` atomically; return the summary."""
+    """Read ``source``, write every config to ``out`` atomically; return the summary."""
     check_output_folder(out, BUILD_INFO, "sefora build", CorpusError)
     essays = read_corpus(source, progress=progress)
     rows = config_rows(essays)
@@ -251,17 +278,19 @@ def build_dataset(
         files: dict[str, dict[str, str]] = {}
         for config, per_split in rows.items():
             (tmp / config).mkdir()
+            # A split without rows is left out: `datasets` cannot load an empty split.
             files[config] = {
                 split: write_shard(rows_, CONFIG_FEATURES[config], tmp / config, split)
                 .relative_to(tmp)
                 .as_posix()
                 for split, rows_ in per_split.items()
+                if rows_
             }
         example = next(
             (r for s in SPLITS for r in rows["paragraphs"][s] if r["num_annotations"]),
             next(r for s in SPLITS for r in rows["paragraphs"][s]),
         )
-        card = render_card(summary, files, example, is_sample)
+        card = render_card(summary, files, example, is_sample, Path(out).resolve().name)
         write_text(tmp / "README.md", card)
         info = {"version": __version__, "source": str(Path(source).resolve()), **summary}
         write_text(tmp / BUILD_INFO, json.dumps(info, indent=2))

@@ -7,6 +7,7 @@ from typing import Any
 
 from datasets import List, Value
 
+from .revisions import LABELS, REVISED
 from .schema import CONFIG_FEATURES
 
 CITATION = """@article{oskoui2026sefora,
@@ -34,6 +35,8 @@ FIELD_DOCS = {
         "stage, stage_index": "stage name as given by the instructor and its position (0-based)",
         "previous_draft_id": "the draft before this one in the same essay, or null",
         "paragraphs": "list of {body, annotations} (annotations as in `annotations` below)",
+        "text": "the whole draft: the paragraph bodies joined by a blank line (the input of "
+        "a document-level assessment)",
         "grades": "rubric grades as a list of {item, score (float or null), raw (as given)}",
         "overall_comment": "the instructor's overall comment, or null",
         "peer_comment": "a peer-review comment when the draft carries one, or null",
@@ -60,6 +63,27 @@ FIELD_DOCS = {
         "start, end": "character offsets of the span in the paragraph body "
         "(`body[start:end] == text`; for a note start == end, the anchor point); "
         "-1 when the span cannot be located",
+    },
+    "revisions": {
+        "annotation_id, paragraph_id, draft_id": "the annotation, as in `annotations`",
+        "next_draft_id, next_stage": "the essay's next draft, where the span is followed",
+        "type, color, comment": "the annotation's, as in `annotations`",
+        "comment_category": "the comment's feedback category by the toolkit's keyword rule "
+        "(`sefora_dataset.categories`), null for none or an empty comment",
+        "paragraph": "the annotated paragraph's body",
+        "start, end, span_text": "the followed span in `paragraph`: the annotation's own, "
+        "the sentence around a sticky note (or a white-space-only span), -1/null if unlocated",
+        "next_paragraph_index, next_paragraph": "the aligned paragraph of the next draft "
+        "(-1/null when none)",
+        "paragraph_similarity": "word-bigram Dice similarity of the two paragraphs (null: none)",
+        "next_start, next_end, next_span_text": "where the span went (a removed span: the "
+        "empty range where it was; -1/null when not followed)",
+        "label": "`unchanged`, `edited`, `removed`, `paragraph_removed` or `unaligned` "
+        "(the span was never located)",
+        "edit_distance": "character edit distance between the span's text before and after "
+        "(the span's length when removed; null when unaligned)",
+        "moved": "the span's text was found verbatim in another paragraph of the next draft "
+        "(e.g. after a paragraph split) and followed there",
     },
 }
 
@@ -89,6 +113,8 @@ def _yaml(files: dict[str, dict[str, str]], n_paragraphs: int) -> str:
         "configs:",
     ]
     for config in CONFIG_FEATURES:
+        if not files[config]:
+            continue  # no rows at all: nothing `load_dataset` could load
         lines.append(f"- config_name: {config}")
         if config == "paragraphs":
             lines.append("  default: true")
@@ -117,6 +143,22 @@ def _counts_table(summary: dict[str, Any]) -> str:
     return "\n".join([head, sep, *body])
 
 
+def _empty_splits(files: dict[str, dict[str, str]]) -> list[str]:
+    """A note naming the splits (and configs) this build leaves out for having no rows."""
+    missing = [
+        f"`{config}`" + (f" {'/'.join(absent)}" if files[config] else " (no rows at all)")
+        for config in CONFIG_FEATURES
+        if (absent := [s for s in ("train", "validation", "test") if s not in files[config]])
+    ]
+    if not missing:
+        return []
+    return [
+        "",
+        "Left out of this build's `configs:` for having no rows (`datasets` cannot load an "
+        f"empty split): {', '.join(missing)}.",
+    ]
+
+
 def _type_name(feature: Any) -> str:
     if isinstance(feature, Value):
         return feature.dtype
@@ -141,13 +183,89 @@ def _example(row: dict[str, Any]) -> str:
     return json.dumps(shown, ensure_ascii=False, indent=2)
 
 
+def _loading(files: dict[str, dict[str, str]], folder: str) -> list[str]:
+    """The card's loading example, naming only configs and splits this build has."""
+    split = "test" if "test" in files["paragraphs"] else next(iter(files["paragraphs"]))
+    every = "+".join(files["drafts"])
+    return [
+        "```python",
+        "from datasets import load_dataset",
+        "",
+        "# run next to this folder (or give its path); from the Hub, once uploaded:",
+        f'# load_dataset("<namespace>/{folder}", "paragraphs", split="{split}")',
+        f'paragraphs = load_dataset("{folder}", "paragraphs", split="{split}")',
+        f'everything = load_dataset("{folder}", "drafts", split="{every}")',
+        "print(len(paragraphs), len(everything))",
+        "```",
+    ]
+
+
+def _label_table(title: str, table: dict[str, dict[str, int]]) -> str:
+    head = f"| {title} | " + " | ".join(LABELS) + " | revised |"
+    lines = [head, "|---" * (len(LABELS) + 2) + "|"]
+    for key, counts in table.items():
+        followed = sum(counts.values()) - counts["unaligned"]
+        share = sum(counts[label] for label in REVISED) / followed if followed else None
+        cells = " | ".join(f"{counts[label]:,}" for label in LABELS)
+        lines.append(f"| {key} | {cells} | {'–' if share is None else f'{share:.0%}'} |")
+    return "\n".join(lines)
+
+
+def _span_sizes_section(sizes: dict[str, Any]) -> list[str]:
+    """How large the instructors' spans are (`sefora_common.text.span_size`)."""
+    counts, shares, words = sizes["counts"], sizes["shares"], sizes["mean_words"]
+    lines = ["| size | spans | share | mean words |", "|---|---|---|---|"]
+    for name in ("phrase", "sentence", "multi_sentence"):
+        mean = "–" if words[name] is None else f"{words[name]:.1f}"
+        lines.append(f"| {name} | {counts[name]:,} | {shares[name]:.0%} | {mean} |")
+    return [
+        "### How large the marked spans are",
+        "",
+        "A highlight or strikeout is a *phrase* when it stays inside one sentence and covers "
+        "less than 80% of it, a *sentence* when it covers at least 80% of one sentence, "
+        "*multi-sentence* when it overlaps two or more sentences by 4 characters or more. "
+        f"{counts['point']:,} marks are points (sticky notes, and a few highlights of white "
+        "space only): the span-identification metric counts each as the sentence around it. "
+        f"{counts['unlocated']:,} spans are unlocated.",
+        "",
+        "\n".join(lines),
+        "",
+    ]
+
+
+def _revisions_section(revisions: dict[str, Any]) -> list[str]:
+    """The card's account of the `revisions` config: label counts by type, colour, category."""
+    labels = ", ".join(f"{n:,} {label}" for label, n in revisions["labels"].items())
+    return [
+        "### What became of the marked spans (`revisions`)",
+        "",
+        f"{revisions['rows']:,} annotations on drafts with a later stage: {labels} "
+        f"({revisions['moved']:,} found moved to another paragraph). The paragraphs of "
+        "consecutive drafts are aligned by word-bigram similarity in order (then moved "
+        "paragraphs), spans are found verbatim or followed through a token diff, sticky notes "
+        "through the sentence around them. *Revised* = edited, removed or paragraph removed, "
+        "among the followed (not unaligned) spans.",
+        "",
+        _label_table("type", revisions["by_type"]),
+        "",
+        _label_table("colour", revisions["by_color"]),
+        "",
+        _label_table("comment category", revisions["by_category"]),
+        "",
+    ]
+
+
 def render_card(
     summary: dict[str, Any],
     files: dict[str, dict[str, str]],
     example: dict[str, Any],
     is_sample: bool,
+    folder: str = "sefora",
 ) -> str:
-    """The whole card: YAML front matter, description, structure, counts, licence, citation."""
+    """The whole card: YAML front matter, description, structure, counts, licence, citation.
+
+    ``folder`` is the name of the built folder, used in the loading example.
+    """
     types = summary["annotation_types"]
     colors = ", ".join(f"{c} {n:,}" for c, n in summary["highlight_colors"].items())
     provenance = (
@@ -177,13 +295,7 @@ def render_card(
         "",
         "## Loading",
         "",
-        "```python",
-        "from datasets import load_dataset",
-        "",
-        'paragraphs = load_dataset("path/to/this/folder", "paragraphs", split="test")',
-        'everything = load_dataset("path/to/this/folder", "drafts",',
-        '                          split="train+validation+test")',
-        "```",
+        *_loading(files, folder),
         "",
         "The shards are Arrow files listed in this card's YAML; no loading script, no network.",
         "",
@@ -207,6 +319,7 @@ def render_card(
         "grows. Student ids are taken as global across classes (the conservative reading: "
         'the same id is always kept in one split). Use `split="train+validation+test"` for '
         "the whole corpus.",
+        *_empty_splits(files),
         "",
         _counts_table(summary),
         "",
@@ -216,14 +329,18 @@ def render_card(
         "- `drafts`: one row per draft file (one stage of an essay).",
         "- `paragraphs` (default): one row per paragraph, with its annotations.",
         "- `annotations`: one row per inline annotation.",
+        "- `revisions`: one row per inline annotation on a draft that has a later stage, with "
+        "what became of its span in the next draft.",
         "",
         "All configs share `essay_id`, `assignment_id`, `student_id`, `batch`, `course`, "
-        "`class`, `essay`; `drafts`, `paragraphs` and `annotations` also carry `draft_id` "
-        "and `stage`.",
+        "`class`, `essay`; `drafts`, `paragraphs`, `annotations` and `revisions` also carry "
+        "`draft_id` and `stage`.",
         "",
     ]
     for config in CONFIG_FEATURES:
         sections += [f"### {config}", "", _fields(config), ""]
+    sections += _span_sizes_section(summary["span_sizes"])
+    sections += _revisions_section(summary["revisions"])
     sections += [
         "### An example (`paragraphs`)",
         "",

@@ -17,10 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tqdm.auto import tqdm
+from sefora_common.errors import InputError
+from sefora_common.jsonl import decode_json, value_problems
+from sefora_common.progress import progress_bar
 
 from .errors import CorpusError, SeforaError
-from .schema import validate_draft
+from .schema import draft_problems
 
 DRAFT_SUFFIXES = (".json", ".pdf", ".docx")
 NAME_PATTERN = re.compile(
@@ -81,12 +83,20 @@ class Essay:
 
 
 class CorpusProblems(SeforaError):
-    """Every problem found while reading a corpus, reported together (nothing is skipped)."""
+    """Every problem found while reading a corpus, reported together (nothing is skipped):
+    ``problems`` holds one error per bad file, and the message one line per problem, each
+    naming the file and the JSON path."""
 
     def __init__(self, problems: list[SeforaError]) -> None:
         self.problems = problems
-        lines = "\n".join(f"  - {p}" for p in problems)
-        super().__init__(f"{len(problems)} problem(s) in the corpus:\n{lines}")
+        lines = [
+            f"  - {err.path}: {field}: {message}" if field else f"  - {err.path}: {message}"
+            for err in problems
+            if isinstance(err, InputError)
+            for field, message in err.problems
+        ]
+        lines += [f"  - {err}" for err in problems if not isinstance(err, InputError)]
+        super().__init__(f"{len(lines)} problem(s) in the corpus:\n" + "\n".join(lines))
 
 
 def parse_name(path: Path) -> dict[str, Any]:
@@ -129,10 +139,14 @@ def find_assignment(folder: Path, root: Path) -> tuple[str, list[str]]:
 
 
 def load_draft_file(path: Path) -> dict[str, Any]:
-    """The draft structure of one file: JSON is loaded, PDF/DOCX parsed; then validated."""
+    """The draft structure of one file: JSON is loaded, PDF/DOCX parsed; then validated.
+
+    Raises one `CorpusError` listing every problem of the file, each with its JSON path:
+    values JSON cannot hold (NaN, Infinity, a lone surrogate) and schema violations.
+    """
     if path.suffix.lower() == ".json":
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data, problems = decode_json(path.read_text(encoding="utf-8"))
         except UnicodeDecodeError as err:
             raise CorpusError(str(path), "", f"not UTF-8 text ({err.reason})") from err
         except json.JSONDecodeError as err:
@@ -143,7 +157,10 @@ def load_draft_file(path: Path) -> dict[str, Any]:
         from .parsers import parse_file
 
         data = parse_file(path)
-    validate_draft(data, str(path))
+        problems = value_problems(data)
+    problems += draft_problems(data)
+    if problems:
+        raise CorpusError.of_problems(str(path), problems)
     return data
 
 
@@ -158,7 +175,7 @@ def find_draft_files(source: Path) -> list[Path]:
     )
 
 
-def read_corpus(source: str | Path, progress: bool = True) -> list[Essay]:
+def read_corpus(source: str | Path, progress: bool | None = None) -> list[Essay]:
     """Read, validate and order every draft under ``source``.
 
     Raises :class:`CorpusError` when the folder is missing or holds no drafts, and
@@ -175,7 +192,7 @@ def read_corpus(source: str | Path, progress: bool = True) -> list[Essay]:
         )
     drafts: dict[str, Draft] = {}
     problems: list[SeforaError] = []
-    for path in tqdm(paths, desc="Reading drafts", unit="file", disable=not progress):
+    for path in progress_bar(paths, desc="Reading drafts", unit="file", show=progress):
         try:
             ids = parse_name(path)
             if path.stem in drafts:

@@ -1,5 +1,5 @@
-"""The six feedback categories of the guided setting, the keyword rule that sorts instructor
-comments into them, and the pool of few-shot exemplars drawn from the train split."""
+"""The six feedback categories of the guided setting and the pool of few-shot exemplars
+drawn from the train split (sorted by the dataset's keyword rule, `sefora_dataset.categories`)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sefora_dataset.categories import categorize, matching_categories
 from sefora_grid.errors import GridError
 
 #: The six feedback categories of the guided setting, each with the description shown to
@@ -26,49 +27,6 @@ CATEGORIES: dict[str, str] = {
     "Praise": "what works well and should be kept: a strong line, detail, image or move",
 }
 
-#: The keyword rule that assigns a category to an instructor comment when few-shot
-#: exemplars are picked: the first category (in this order) with a matching pattern wins;
-#: comments matching none are never exemplars. Mistakes and task constraints are checked
-#: first, and praise only counts without a question or a "but", because instructors often
-#: soften a correction or a request with a compliment.
-CATEGORY_KEYWORDS: tuple[tuple[str, str], ...] = (
-    (
-        "Mistakes",
-        r"\b(grammar|grammatical|spell\w*|typo\w*|punctuat\w*|comma\w*|apostrophe\w*|"
-        r"tense|run-on|runs on|fragment|capitali[sz]\w*|subject-verb|agreement|"
-        r"word choice|one word|two words|repetitive|preposition\w*)\b",
-    ),
-    (
-        "Task Constraints",
-        r"\b(assignment|prompt|rubric|requirement\w*|word count|minimum|maximum|"
-        r"citation\w*|cite|sources?|MLA|APA|format\w*|font|indent\w*|title page|"
-        r"works cited|bibliograph\w*)\b",
-    ),
-    (
-        "Clarification",
-        r"\b(unclear|confus\w*|what do you mean|do you mean|not sure what|not clear|"
-        r"clarify|vague|ambiguous|lost me|hard to follow)\b",
-    ),
-    (
-        "Elaboration",
-        r"\b(expand\w*|elaborat\w*|more detail\w*|develop\w*|tell us more|say more|"
-        r"know more|more about|an example|one example|explain\w*|show us|give us|"
-        r"flesh\w* out|go deeper|dig deeper)\b",
-    ),
-    (  # praise only: no question and no "but"/"however" turning it into a critique
-        "Praise",
-        r"^(?![\s\S]*(\?|\bbut\b|\bhowever\b|\balthough\b))[\s\S]*"
-        r"\b(great|love\w*|lovely|nice|excellent|wonderful|beautiful\w*|good|well done|"
-        r"awesome|fantastic|strong|brilliant|enjoy\w*|effective)\b",
-    ),
-    (
-        "Concepts",
-        r"\b(idea\w*|argument\w*|claim\w*|thesis|logic\w*|reasoning|analys\w*|evidence|"
-        r"focus\w*|purpose|meaning|theme\w*|connect\w*|contradict\w*)\b",
-    ),
-)
-
-_CATEGORY_PATTERNS = [(name, re.compile(p, re.IGNORECASE)) for name, p in CATEGORY_KEYWORDS]
 
 #: Comments outside this word range are not picked as exemplars (too terse to teach the
 #: task, or long enough to crowd the prompt).
@@ -82,14 +40,6 @@ _REPLY = re.compile(
 #: six categories). Task Constraints is left out: its comments enforce one course's own
 #: requirements (a citation style, a word count) and do not transfer to another assignment.
 FEW_SHOT_CATEGORIES = ("Concepts", "Elaboration", "Clarification", "Mistakes", "Praise")
-
-
-def categorize(comment: str) -> str | None:
-    """The category the keyword rule (`CATEGORY_KEYWORDS`) gives a comment, or None."""
-    for name, pattern in _CATEGORY_PATTERNS:
-        if pattern.search(comment):
-            return name
-    return None
 
 
 @dataclass(frozen=True)
@@ -127,7 +77,7 @@ class ExemplarPool:
                 annotation_id = f"{row['paragraph_id']}_A{index:02d}"
                 span = " ".join((ann.get("text") or "").split()) or None
                 # Clear-cut comments (matching one category's keywords only) come first.
-                mixed = sum(bool(pattern.search(comment)) for _, pattern in _CATEGORY_PATTERNS) > 1
+                mixed = len(matching_categories(comment)) > 1
                 rank = (mixed, hashlib.sha256(annotation_id.encode()).hexdigest())
                 found[category].append(
                     (rank, Exemplar(category, comment, span, annotation_id, row["essay_id"]))
@@ -145,7 +95,7 @@ class ExemplarPool:
             if exemplar is None:
                 raise GridError(
                     f"few-shot: no {category!r} instructor comment in the train split outside "
-                    f"essay {essay_id} (see CATEGORY_KEYWORDS in sefora_grid/categories.py)"
+                    f"essay {essay_id} (see CATEGORY_KEYWORDS in sefora_dataset/categories.py)"
                 )
             chosen.append(exemplar)
         return chosen

@@ -9,7 +9,7 @@ the server's context length when relying on it.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -180,6 +180,43 @@ class FittedPrompt:
     over_budget: bool
 
 
+#: Builds the chat messages from the context kept (a `Context`).
+Builder = Callable[[Context], list[dict[str, str]]]
+
+
+def fit_messages(
+    build: Builder,
+    before: Sequence[str],
+    after: Sequence[str],
+    counter: TokenCounter,
+    budget: int = DEFAULT_BUDGET,
+    max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
+) -> FittedPrompt:
+    """The messages ``build`` makes with as much of ``before``/``after`` as fits
+    ``budget - max_new_tokens`` (see `fit_context`). When even the prompt without any of
+    them is too long, it is returned as is with ``over_budget`` set (the caller records it).
+    """
+    limit = budget - max_new_tokens
+    if limit <= 0:
+        raise GridError(f"token budget {budget} leaves no room for {max_new_tokens} new tokens")
+    context = Context(_nonempty(before), _nonempty(after), False, False)
+    messages = build(context)
+    tokens = counter.count_messages(messages)
+    if tokens <= limit:  # everything fits
+        return FittedPrompt(messages, context, tokens, False)
+    whole = context
+    available = limit - counter.count_messages(build(Context((), (), False, False)))
+    while True:
+        context = fit_context(whole.before, whole.after, available, counter)
+        messages = build(context)
+        tokens = counter.count_messages(messages)
+        # Counts of separate pieces do not add up exactly (separators, merges at the joins,
+        # trim markers): shrink the room by the excess and fit again.
+        if tokens <= limit or not (context.before or context.after):
+            return FittedPrompt(messages, context, tokens, tokens > limit)
+        available = max(0, available - (tokens - limit))
+
+
 def fit_prompt(
     config: PromptConfig,
     inputs: PromptInputs,
@@ -190,33 +227,19 @@ def fit_prompt(
     """The prompt for ``inputs`` with as much context as fits ``budget - max_new_tokens``.
 
     ``inputs.before``/``after`` are the whole draft's other paragraphs; the target is never
-    trimmed. When even the prompt without context is too long, it is returned as is with
-    ``over_budget`` set (the caller records it).
+    trimmed.
     """
-    limit = budget - max_new_tokens
-    if limit <= 0:
-        raise GridError(f"token budget {budget} leaves no room for {max_new_tokens} new tokens")
-    context = Context(_nonempty(inputs.before), _nonempty(inputs.after), False, False)
-    whole = replace(inputs, before=context.before, after=context.after)
-    messages = build_messages(config, whole)
-    tokens = counter.count_messages(messages)
-    if tokens <= limit:  # the whole draft fits
-        return FittedPrompt(messages, context, tokens, False)
-    base = counter.count_messages(build_messages(config, replace(whole, before=(), after=())))
-    available = limit - base
-    while True:
-        context = fit_context(whole.before, whole.after, available, counter)
-        full = replace(
-            whole,
-            before=context.before,
-            after=context.after,
-            trimmed_before=context.trimmed_before,
-            trimmed_after=context.trimmed_after,
+
+    def build(context: Context) -> list[dict[str, str]]:
+        return build_messages(
+            config,
+            replace(
+                inputs,
+                before=context.before,
+                after=context.after,
+                trimmed_before=context.trimmed_before,
+                trimmed_after=context.trimmed_after,
+            ),
         )
-        messages = build_messages(config, full)
-        tokens = counter.count_messages(messages)
-        # Counts of separate pieces do not add up exactly (separators, merges at the joins,
-        # trim markers): shrink the room by the excess and fit again.
-        if tokens <= limit or not (context.before or context.after):
-            return FittedPrompt(messages, context, tokens, tokens > limit)
-        available = max(0, available - (tokens - limit))
+
+    return fit_messages(build, inputs.before, inputs.after, counter, budget, max_new_tokens)

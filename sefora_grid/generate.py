@@ -10,13 +10,12 @@ from __future__ import annotations
 import concurrent.futures as futures
 import datetime
 import logging
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tqdm.auto import tqdm
-
+from sefora_common.progress import progress_bar
 from sefora_grid.backends import Backend, Generation, model_slug
 from sefora_grid.categories import ExemplarPool
 from sefora_grid.context import (
@@ -26,9 +25,10 @@ from sefora_grid.context import (
     fit_prompt,
 )
 from sefora_grid.errors import GridError
-from sefora_grid.extract import extract_feedback
+from sefora_grid.extract import extract_anchored, extract_feedback
 from sefora_grid.prompts import PromptConfig, PromptInputs, all_configs, prompt_hash
 from sefora_grid.runs import RunWriter, read_rows
+from unimatch_metric.quotes import AnchoredFeedback
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +46,8 @@ class Target:
     assignment_text: str | None
 
 
-def _load(data_dir: Path, config: str, split: str) -> Any:
+def load_split(data_dir: Path, config: str, split: str) -> Any:
+    """One split of one config of the built dataset in ``data_dir``; `GridError` if absent."""
     from datasets import load_dataset
 
     if not (data_dir / "README.md").is_file():
@@ -64,11 +65,11 @@ def load_targets(data_dir: str | Path, split: str, limit: int | None = None) -> 
     data_dir = Path(data_dir)
     drafts = {
         row["draft_id"]: row
-        for row in _load(data_dir, "drafts", split).select_columns(
+        for row in load_split(data_dir, "drafts", split).select_columns(
             ["draft_id", "paragraphs", "assignment_text"]
         )
     }
-    paragraphs = _load(data_dir, "paragraphs", split).select_columns(
+    paragraphs = load_split(data_dir, "paragraphs", split).select_columns(
         ["paragraph_id", "essay_id", "draft_id", "paragraph_index", "body", "num_annotations"]
     )
     annotated = (r for r in paragraphs if r["num_annotations"] > 0)
@@ -94,15 +95,15 @@ def load_targets(data_dir: str | Path, split: str, limit: int | None = None) -> 
 
 def exemplar_pool(data_dir: str | Path) -> ExemplarPool:
     """Few-shot candidates from the ``train`` split of the dataset."""
-    rows = _load(Path(data_dir), "paragraphs", "train").select_columns(
+    rows = load_split(Path(data_dir), "paragraphs", "train").select_columns(
         ["paragraph_id", "essay_id", "annotations"]
     )
     return ExemplarPool(rows)
 
 
-def run_path(out_dir: str | Path, config: PromptConfig, model: str) -> Path:
+def run_path(out_dir: str | Path, config_id: str, model: str) -> Path:
     """Where the rows of one configuration and model go."""
-    return Path(out_dir) / f"{config.id}__{model_slug(model)}.jsonl"
+    return Path(out_dir) / f"{config_id}__{model_slug(model)}.jsonl"
 
 
 @dataclass
@@ -147,7 +148,14 @@ def _row(
     backend: Backend,
     settings: Mapping[str, Any],
 ) -> dict[str, Any]:
-    feedback, format_ok = extract_feedback(config, generation.text)
+    anchored: dict[str, Any] = {}
+    if config.anchored:
+        located, problems = extract_anchored(config, generation.text, item.target.body)
+        feedback = "\n".join(a.item.comment for a in located)
+        format_ok = not problems
+        anchored = {"items": [anchored_item(a) for a in located], "format_problems": problems}
+    else:
+        feedback, format_ok = extract_feedback(config, generation.text)
     context = item.prompt.context
     return {
         "paragraph_id": item.target.paragraph_id,
@@ -168,9 +176,24 @@ def _row(
         "raw_output": generation.text,
         "feedback": feedback,
         "format_ok": format_ok,
+        **anchored,
         "seconds": round(generation.seconds, 4),
         "finished_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         **settings,
+    }
+
+
+def anchored_item(feedback: AnchoredFeedback) -> dict[str, Any]:
+    """A located anchored item as stored in a run row (offsets -1 when not located)."""
+    location = feedback.location
+    return {
+        "quote": feedback.item.quote,
+        "comment": feedback.item.comment,
+        "category": feedback.item.category,
+        "start": location.start if location else -1,
+        "end": location.end if location else -1,
+        "match": location.method if location else None,
+        "similarity": location.similarity if location else None,
     }
 
 
@@ -184,8 +207,8 @@ def _check_resumable(path: Path, rows: Sequence[Mapping[str, Any]], expected: Ma
                 )
 
 
-def _batches(items: Iterator[Item], size: int) -> Iterator[list[Item]]:
-    batch: list[Item] = []
+def _batches(items: Iterator[Any], size: int) -> Iterator[list[Any]]:
+    batch: list[Any] = []
     for item in items:
         batch.append(item)
         if len(batch) == size:
@@ -214,30 +237,65 @@ def generate_run(
     """
     if config.few_shot and pool is None:
         raise GridError(f"configuration {config.id} is few-shot: an exemplar pool is needed")
-    path = run_path(out_dir, config, backend.model)
-    settings = {
+    settings = run_settings(split, budget, max_new_tokens, backend)
+    return generate_rows(
+        config.id,
+        run_path(out_dir, config.id, backend.model),
+        [(t.paragraph_id, t) for t in targets],
+        "paragraph_id",
+        lambda t: _prepare(config, t, pool, backend, budget, max_new_tokens),
+        lambda item, generation: _row(config, item, generation, backend, settings),
+        backend,
+        settings,
+        progress,
+    )
+
+
+def run_settings(split: str, budget: int, max_new_tokens: int, backend: Backend) -> dict[str, Any]:
+    """The row fields that must match between a run file and the run resuming it."""
+    return {
         "split": split,
         "budget": budget,
         "max_new_tokens": max_new_tokens,
         "token_counter": backend.counter.name,
         "backend": backend.name,
     }
+
+
+def generate_rows(
+    config_id: str,
+    path: Path,
+    targets: Sequence[tuple[str, Any]],
+    key: str,
+    prepare: Callable[[Any], Any],
+    make_row: Callable[[Any, Generation], dict[str, Any]],
+    backend: Backend,
+    settings: Mapping[str, Any],
+    progress: bool | None = None,
+) -> dict[str, Any]:
+    """The resumable generation loop shared by the paragraph and document levels.
+
+    ``targets`` are (id, target) pairs; the rows already in ``path`` (by their ``key``
+    field) are skipped; ``prepare(target)`` gives an object with the ``prompt`` to send and
+    ``make_row(item, generation)`` the row to append.
+    """
     existing = read_rows(path, repair=True)
-    expected = {"configuration": config.id, "model": backend.model, **settings}
+    expected = {"configuration": config_id, "model": backend.model, **settings}
     _check_resumable(path, existing, expected)
-    done = {row["paragraph_id"] for row in existing}
-    todo = [t for t in targets if t.paragraph_id not in done]
-    items = (_prepare(config, t, pool, backend, budget, max_new_tokens) for t in todo)
+    done = {row[key] for row in existing}
+    todo = [t for i, t in targets if i not in done]
+    items = (prepare(t) for t in todo)
     failure: BaseException | None = None
     written = 0
-    bar = tqdm(
+    bar = progress_bar(
         total=len(todo),
-        desc=f"{config.id} {model_slug(backend.model)}",
-        unit="par",
-        disable=None if progress is None else not progress,
+        desc=f"{config_id} {model_slug(backend.model)}",
+        unit="target",
+        show=progress,
     )
-    with RunWriter(path) as writer, futures.ThreadPoolExecutor(backend.workers) as pool_:
-        pending: dict[futures.Future, list[Item]] = {}
+    pool_ = futures.ThreadPoolExecutor(backend.workers)
+    with RunWriter(path) as writer:
+        pending: dict[futures.Future, list[Any]] = {}
 
         def collect(wait_for: str) -> None:
             nonlocal failure, written
@@ -250,29 +308,34 @@ def generate_run(
                     failure = failure or err
                     continue
                 for item, generation in zip(batch, generations, strict=True):
-                    writer.append(_row(config, item, generation, backend, settings))
+                    writer.append(make_row(item, generation))
                     written += 1
                 bar.update(len(batch))
 
-        for batch in _batches(items, backend.batch_size):
-            if failure is not None:
-                break
-            prompts = [item.prompt.messages for item in batch]
-            pending[pool_.submit(backend.generate, prompts)] = batch
-            if len(pending) >= backend.workers:
-                collect(futures.FIRST_COMPLETED)
-        while pending:
-            collect(futures.ALL_COMPLETED)
+        try:
+            for batch in _batches(items, backend.batch_size):
+                if failure is not None:
+                    break
+                prompts = [item.prompt.messages for item in batch]
+                pending[pool_.submit(backend.generate, prompts)] = batch
+                if len(pending) >= backend.workers:
+                    collect(futures.FIRST_COMPLETED)
+            while pending:
+                collect(futures.ALL_COMPLETED)
+        except BaseException:  # Ctrl-C, SIGTERM: stop now; the requests in flight are lost
+            pool_.shutdown(wait=False, cancel_futures=True)
+            raise
+    pool_.shutdown()
     bar.close()
     if failure is not None and not isinstance(failure, GridError):
         raise failure
     if failure is not None:
         raise GridError(
-            f"{config.id}: generation stopped after {written} new row(s) "
+            f"{config_id}: generation stopped after {written} new row(s) "
             f"({len(done) + written} of {len(targets)} in {path}): {failure}"
         ) from failure
     return {
-        "configuration": config.id,
+        "configuration": config_id,
         "model": backend.model,
         "path": str(path),
         "skipped": len(targets) - len(todo),

@@ -1,10 +1,12 @@
 """Prompt configurations of the feedback-generation study (paper §5, §14) as data.
 
-A configuration is five toggles: template V1 (any number of points) or V2 (the single most
+A configuration is six toggles: template V1 (any number of points) or V2 (the single most
 important point in a fixed format), guided (list the six feedback categories), rubric (insert
-the assignment prompt and rubric), few-shot (five instructor comments, one per category) and
-chain-of-thought (reasoning, then a marked final answer). Its id spells the toggles, e.g.
-``v2-guided-rubric-zs`` or ``v1-unguided-norubric-zs-cot``. Every prompt text is this
+the assignment prompt and rubric), few-shot (five instructor comments, one per category),
+chain-of-thought (reasoning, then a marked final answer) and anchored (each comment quotes
+the words it is about, for the span-identification study; not in the paper). Its id spells
+the toggles, e.g. ``v2-guided-rubric-zs``, ``v1-unguided-norubric-zs-cot`` or
+``v2-guided-rubric-zs-anchored``. Every prompt text is this
 project's own wording. ``sefora configs`` lists the ids; `sefora_grid.categories` holds
 the categories and few-shot exemplars, `sefora_grid.extract` reads the replies.
 """
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 
 from sefora_grid.categories import CATEGORIES, Exemplar
 from sefora_grid.errors import ConfigError, GridError
+from unimatch_metric.quotes import CATEGORY_LABEL, COMMENT_LABEL, QUOTE_LABEL
 
 TEMPLATES = ("v1", "v2")
 #: The marker that opens the final answer of a chain-of-thought reply.
@@ -28,13 +31,14 @@ FEEDBACK_LABEL = "Feedback:"
 
 @dataclass(frozen=True)
 class PromptConfig:
-    """One prompt configuration: the five toggles of the study."""
+    """One prompt configuration: the toggles of the study."""
 
     template: str = "v2"
     guided: bool = True
     rubric: bool = True
     few_shot: bool = False
     cot: bool = False
+    anchored: bool = False
 
     def __post_init__(self) -> None:
         if self.template not in TEMPLATES:
@@ -42,19 +46,21 @@ class PromptConfig:
 
     @property
     def id(self) -> str:
-        """The stable id, e.g. ``v2-guided-rubric-zs`` (``-cot`` appended for CoT)."""
+        """The stable id, e.g. ``v2-guided-rubric-zs`` (``-cot``, ``-anchored`` appended)."""
         parts = [
             self.template,
             "guided" if self.guided else "unguided",
             "rubric" if self.rubric else "norubric",
             "fs" if self.few_shot else "zs",
         ]
-        return "-".join(parts + (["cot"] if self.cot else []))
+        parts += ["cot"] if self.cot else []
+        return "-".join(parts + (["anchored"] if self.anchored else []))
 
     @property
     def in_paper_grid(self) -> bool:
-        """Whether the paper ran this combination (CoT only with V1, zero-shot)."""
-        return not self.cot or (self.template == "v1" and not self.few_shot)
+        """Whether the paper ran this combination (CoT only with V1, zero-shot; not anchored)."""
+        cot_ok = not self.cot or (self.template == "v1" and not self.few_shot)
+        return cot_ok and not self.anchored
 
     @classmethod
     def parse(cls, config_id: str) -> PromptConfig:
@@ -63,18 +69,18 @@ class PromptConfig:
         if config_id not in by_id:
             raise ConfigError(
                 f"unknown configuration {config_id!r}: expected "
-                "{v1|v2}-{guided|unguided}-{rubric|norubric}-{zs|fs}[-cot], e.g. "
+                "{v1|v2}-{guided|unguided}-{rubric|norubric}-{zs|fs}[-cot][-anchored], e.g. "
                 "v2-guided-rubric-zs (`sefora configs` lists them all)"
             )
         return by_id[config_id]
 
 
 def all_configs(paper_only: bool = False) -> list[PromptConfig]:
-    """Every combination of the toggles (32), or only the paper's per-model grid (20)."""
+    """Every combination of the toggles (64), or only the paper's per-model grid (20)."""
     configs = [
-        PromptConfig(template, guided, rubric, few_shot, cot)
-        for template, guided, rubric, few_shot, cot in itertools.product(
-            TEMPLATES, (True, False), (True, False), (False, True), (False, True)
+        PromptConfig(template, guided, rubric, few_shot, cot, anchored)
+        for anchored, template, guided, rubric, few_shot, cot in itertools.product(
+            (False, True), TEMPLATES, (True, False), (True, False), (False, True), (False, True)
         )
     ]
     return [c for c in configs if c.in_paper_grid or not paper_only]
@@ -102,6 +108,20 @@ _ANSWER_FORMAT = {
     "{category_line}"
     f"{FEEDBACK_LABEL} <your comment to the student, one or two sentences>",
 }
+
+#: The anchored answer formats: one block per comment, its quote first (read back by
+#: `unimatch_metric.quotes.parse_anchored`).
+_ANCHORED_FORMAT = {
+    "v1": "Give as many separate comments as you find useful. For each, write a block of "
+    "lines like this, with a blank line between blocks:",
+    "v2": "{intro} (one block, on your single most important point):",
+}
+_ANCHORED_BLOCK = (
+    f'{QUOTE_LABEL} "<the exact words of the target paragraph your comment is about, copied '
+    'character for character>"\n'
+    "{category_line}"
+    f"{COMMENT_LABEL} <your comment to the student, one or two sentences>"
+)
 
 _COT = (
     'Think before you answer. First write "Reasoning:" and work through the paragraph '
@@ -187,12 +207,25 @@ def build_messages(config: PromptConfig, inputs: PromptInputs) -> list[dict[str,
     if config.few_shot:
         sections.append(_exemplars_section(inputs.exemplars, config.guided))
     sections.append(_draft_section(inputs))
-    answer = _ANSWER_FORMAT[config.template].format(
-        intro="Give your answer in exactly this format:"
+    intro = (
+        "Give your answer in exactly this format:"
         if config.cot
-        else "Reply in exactly this format, with no other text:",
-        category_line=f"Category: <one of: {', '.join(CATEGORIES)}>\n" if config.guided else "",
+        else "Reply in exactly this format, with no other text:"
     )
+    categories = ", ".join(CATEGORIES)
+    if config.anchored:
+        answer = (
+            _ANCHORED_FORMAT[config.template].format(intro=intro)
+            + "\n"
+            + _ANCHORED_BLOCK.format(
+                category_line=f"{CATEGORY_LABEL} <one of: {categories}>\n" if config.guided else ""
+            )
+        )
+    else:
+        answer = _ANSWER_FORMAT[config.template].format(
+            intro=intro,
+            category_line=f"Category: <one of: {categories}>\n" if config.guided else "",
+        )
     sections.append("## Your answer\n" + answer + ("\n\n" + _COT if config.cot else ""))
     return [
         {"role": "system", "content": SYSTEM_PROMPT},

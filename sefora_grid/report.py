@@ -3,21 +3,25 @@
 Writes, next to the results (or to ``--out``): ``report.md`` (a table shaped like the
 paper's Table 3, every configuration, matched-pair effects of each prompt toggle, and the
 correlation of verbosity with precision and F1), ``table3.csv``, ``configurations.csv``
-and ``units_vs_scores.png``.
+and ``units_vs_scores.png``; with anchored runs the span-identification table with uptake
+rates (``spans.csv``); with document-level runs their table (``documents.csv``) and
+verbosity plot (``documents_units.png``).
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from sefora_common.errors import MissingExtraError
 from sefora_common.io import write_bytes, write_text
+from sefora_common.jsonl import read_json
+from sefora_grid.documents import document_configs
 from sefora_grid.errors import GridError, GridInputError
 from sefora_grid.prompts import PromptConfig, all_configs
 
@@ -37,10 +41,16 @@ TOGGLES: dict[str, tuple[str, Any, Any, str]] = {
     "rubric": ("rubric vs none", True, False, "about 0"),
     "few_shot": ("few-shot vs zero-shot", True, False, "+0.017 F1"),
     "cot": ("chain-of-thought vs none", True, False, "+0.041 F1 over V1"),
+    "anchored": ("anchored (quoted spans) vs not", True, False, "not in the paper"),
 }
 PAPER_CORRELATION = {"precision": -0.850, "f1": -0.840}
 AVERAGES = ("macro", "micro")
-_CONFIG_ORDER = {c.id: i for i, c in enumerate(all_configs())}
+_CONFIG_ORDER = {
+    config_id: i
+    for i, config_id in enumerate(
+        [*(c.id for c in all_configs()), *(d.id for d in document_configs())]
+    )
+}
 
 
 def load_results(results_dir: str | Path) -> list[dict[str, Any]]:
@@ -48,10 +58,7 @@ def load_results(results_dir: str | Path) -> list[dict[str, Any]]:
     results_dir = Path(results_dir)
     results = []
     for path in sorted(results_dir.glob("*.json")):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as err:
-            raise GridInputError(path, "", f"not valid JSON: {err.msg}") from err
+        data = read_json(path, GridInputError)
         if isinstance(data, dict) and "configuration" in data and "full" in data:
             results.append(data)
     if not results:
@@ -195,13 +202,24 @@ def verbosity(results: Sequence[Mapping[str, Any]], average: str) -> dict[str, A
     }
 
 
-def plot_verbosity(data: Mapping[str, Any], path: Path, average: str) -> None:
-    """Scatter of generated units vs precision and F1 (one point per configuration), with
-    least-squares lines and Pearson's r in the legend; written atomically as PNG."""
-    import matplotlib
-
+def _pyplot() -> Any:
+    """``matplotlib.pyplot`` on the Agg backend, or a `MissingExtraError` naming the extra."""
+    try:
+        import matplotlib
+    except ImportError as err:
+        raise MissingExtraError("the verbosity plot of the report", "report", err.name) from err
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_verbosity(
+    data: Mapping[str, Any], path: Path, average: str, per: str = "paragraph"
+) -> None:
+    """Scatter of generated units vs precision and F1 (one point per configuration), with
+    least-squares lines and Pearson's r in the legend; written atomically as PNG."""
+    plt = _pyplot()
     import numpy as np
 
     fig, ax = plt.subplots(figsize=(6.4, 4.4), dpi=120)
@@ -215,7 +233,7 @@ def plot_verbosity(data: Mapping[str, Any], path: Path, average: str) -> None:
             slope, intercept = np.polyfit(units, values, 1)
             xs = np.linspace(units.min(), units.max(), 50)
             ax.plot(xs, slope * xs + intercept, color=color, linewidth=1, alpha=0.7)
-    ax.set_xlabel("generated feedback units per paragraph (mean)")
+    ax.set_xlabel(f"generated feedback units per {per} (mean)")
     ax.set_ylabel(f"UniMatch score ({average})")
     ax.set_title(f"Verbosity vs precision and F1 ({len(units)} configurations)")
     ax.grid(alpha=0.3)
@@ -227,6 +245,12 @@ def plot_verbosity(data: Mapping[str, Any], path: Path, average: str) -> None:
     finally:
         plt.close(fig)
     write_bytes(path, image.getvalue())
+
+
+def _signatures(results: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The distinct UniMatch signatures of the results (older results carry none)."""
+    found = (r["unimatch"].get("signature") for r in results)
+    return list(dict.fromkeys(sig for sig in found if sig)) or ["none recorded"]
 
 
 def _num(value: Any) -> str:
@@ -246,60 +270,145 @@ def markdown_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) ->
 
 
 def to_csv(rows: Sequence[Mapping[str, Any]]) -> str:
-    """CSV text of ``rows`` (the keys of the first row as header; empty for None)."""
+    """CSV text of ``rows`` (every key, in first-seen order, as header; empty for None)."""
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+    fields = list(dict.fromkeys(k for row in rows for k in row))
+    writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n", restval="")
     writer.writeheader()
     for row in rows:
         writer.writerow({k: "" if v is None else v for k, v in row.items()})
     return buffer.getvalue()
 
 
+def span_rows(results: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One row per anchored run: quote location, span P/R/F1, anchored UniMatch, uptake."""
+    rows = []
+    for r in results:
+        a = r.get("anchored")
+        if not a:
+            continue
+        up = a["uptake"]
+        rows.append(
+            {
+                "model": r["model"],
+                "configuration": r["configuration"],
+                "n": a["n_examples"],
+                "located_rate": a["located_rate"],
+                "span_precision": a["span_precision"],
+                "span_recall": a["span_recall"],
+                "span_f1": a["span_f1"],
+                "span_soft_f1": a["span_soft_f1"],
+                "anchored_f1": a["f1"],
+                "content_f1": a["content_f1"],
+                "uptake_n": up["n_spans"],
+                "uptake_hit": up["uptake_hit"],
+                "uptake_missed": up["uptake_missed"],
+                "uptake_all": up["uptake_all"],
+            }
+        )
+    return rows
+
+
+def document_rows(results: Sequence[Mapping[str, Any]], average: str) -> list[dict[str, Any]]:
+    """One row per document-level run: P/R/F1 against the overall comments, units, length."""
+    return [
+        {
+            "model": r["model"],
+            "configuration": r["configuration"],
+            **r["toggles"],
+            "n": r["full"]["n_examples"],
+            "precision": figure(r, "precision", average),
+            "recall": figure(r, "recall", average),
+            "f1": figure(r, "f1", average),
+            "mean_predicted_units": r["full"]["mean_predicted_units"],
+            "mean_reference_units": r["full"]["mean_reference_units"],
+            "n_failed": r["full"]["n_failed"],
+            "format_ok_rate": r["format_ok_rate"],
+            "mean_completion_tokens": r["mean_completion_tokens"],
+        }
+        for r in results
+    ]
+
+
+def _verbosity_text(verbose: Mapping[str, Any], per: str, plot: Path, paper: bool) -> list[str]:
+    against = (
+        f" (paper: {PAPER_CORRELATION['precision']})",
+        f" (paper: {PAPER_CORRELATION['f1']})",
+    )
+    if not paper:
+        against = ("", "")
+    return [
+        f"Pearson r across configurations between generated units per {per} and "
+        f"precision: {_num(verbose['r_precision'])}{against[0]}, and F1: "
+        f"{_num(verbose['r_f1'])}{against[1]}; n = {len(verbose['units'])}.",
+        f"![generated units vs precision and F1]({plot.name})",
+    ]
+
+
 def write_report(
     results_dir: str | Path, out_dir: str | Path | None = None, average: str = "macro"
 ) -> dict[str, Path]:
-    """Write the report files; returns their paths by kind."""
+    """Write the report files; returns their paths by kind.
+
+    Paragraph-level runs give Table 3, every configuration, toggle effects and the
+    verbosity plot; anchored runs add the span-identification table (with uptake rates);
+    document-level runs their own table and verbosity plot.
+    """
     if average not in AVERAGES:
         raise GridError(f"average must be one of {AVERAGES}, got {average!r}")
-    results = load_results(results_dir)
+    _pyplot()  # before anything is written: the report is complete or not written
+    every = load_results(results_dir)
+    results = [r for r in every if r.get("level", "paragraph") == "paragraph"]
+    documents = [r for r in every if r.get("level") == "document"]
     out = Path(out_dir) if out_dir is not None else Path(results_dir)
-    paths = {
-        "markdown": out / "report.md",
-        "table3": out / "table3.csv",
-        "configurations": out / "configurations.csv",
-        "plot": out / "units_vs_scores.png",
-    }
-    t3 = table3(results, average)
-    configs = configuration_rows(results)
-    effects = toggle_effects(results, average)
-    verbose = verbosity(results, average)
-    plot_verbosity(verbose, paths["plot"], average)
-    write_text(paths["table3"], to_csv(t3))
-    write_text(paths["configurations"], to_csv(configs))
+    paths: dict[str, Path] = {"markdown": out / "report.md"}
+    first = every[0]
+    sections = [
+        "# Feedback generation grid: UniMatch results",
+        f"{len(every)} run(s), {len({r['model'] for r in every})} model(s); "
+        f"{average} averages over paragraphs (drafts at document level); scorer: "
+        f"{first['unimatch']['scorer']['name']}, segmenter: "
+        f"{first['unimatch']['segmenter']['name']}.",
+        "UniMatch signature(s): "
+        + ", ".join(f"`{sig}`" for sig in _signatures(every))
+        + " (results with one signature were computed the same way).",
+    ]
     prefix = "micro_" if average == "micro" else ""
-    config_columns = [
-        "model",
-        "configuration",
-        "n",
-        f"{prefix}precision",
-        f"{prefix}recall",
-        f"{prefix}f1",
-        "mean_predicted_units",
-        "single_n",
-        "single_f1" if average == "macro" else "single_micro_f1",
-        "format_ok_rate",
-    ]
-    effect_rows = [
-        {**e, "mean_delta_f1": None if e["mean_delta_f1"] is None else f"{e['mean_delta_f1']:+.3f}"}
-        for e in effects
-    ]
-    text = "\n\n".join(
-        [
-            "# Feedback generation grid: UniMatch results",
-            f"{len(results)} run(s), {len({r['model'] for r in results})} model(s); "
-            f"{average} averages over paragraphs; scorer: "
-            f"{results[0]['unimatch']['scorer']['name']}, segmenter: "
-            f"{results[0]['unimatch']['segmenter']['name']}.",
+    if results:
+        paths.update(
+            table3=out / "table3.csv",
+            configurations=out / "configurations.csv",
+            plot=out / "units_vs_scores.png",
+        )
+        t3 = table3(results, average)
+        configs = configuration_rows(results)
+        effects = toggle_effects(results, average)
+        verbose = verbosity(results, average)
+        plot_verbosity(verbose, paths["plot"], average)
+        write_text(paths["table3"], to_csv(t3))
+        write_text(paths["configurations"], to_csv(configs))
+        config_columns = [
+            "model",
+            "configuration",
+            "n",
+            f"{prefix}precision",
+            f"{prefix}recall",
+            f"{prefix}f1",
+            "mean_predicted_units",
+            "single_n",
+            "single_f1" if average == "macro" else "single_micro_f1",
+            "format_ok_rate",
+        ]
+        effect_rows = [
+            {
+                **e,
+                "mean_delta_f1": None
+                if e["mean_delta_f1"] is None
+                else f"{e['mean_delta_f1']:+.3f}",
+            }
+            for e in effects
+        ]
+        sections += [
             "## Table 3: base setting (V2, guided, rubric, zero-shot) and one-toggle ablations",
             "F1 of the full set unless marked; units = generated feedback units per paragraph.",
             markdown_table(t3, list(t3[0])),
@@ -308,12 +417,34 @@ def write_report(
             "## Prompt toggles over matched pairs (same model, other toggles equal)",
             markdown_table(effect_rows, ["toggle", "pairs", "mean_delta_f1", "wins", "paper"]),
             "## Verbosity",
-            f"Pearson r across configurations between generated units per paragraph and "
-            f"precision: {_num(verbose['r_precision'])} (paper: {PAPER_CORRELATION['precision']}"
-            f"), and F1: {_num(verbose['r_f1'])} (paper: {PAPER_CORRELATION['f1']}); "
-            f"n = {len(verbose['units'])}.",
-            f"![generated units vs precision and F1]({paths['plot'].name})",
+            *_verbosity_text(verbose, "paragraph", paths["plot"], paper=True),
         ]
-    )
-    write_text(paths["markdown"], text + "\n")
+    spans = span_rows(results)
+    if spans:
+        paths["spans"] = out / "spans.csv"
+        write_text(paths["spans"], to_csv(spans))
+        sections += [
+            "## Span identification (anchored configurations)",
+            "Span P/R/F1: the model's quoted spans matched one to one to the instructor's "
+            "(IoU >= 0.5; soft: total IoU); notes count as their sentence. Anchored F1: "
+            "UniMatch with pair weight content x (0.5 + 0.5 IoU); content F1: the same units "
+            "without the spans. Uptake: the share of instructor-marked spans the feedback hit "
+            "(or missed) that the student revised in the next draft.",
+            markdown_table(spans, list(spans[0])),
+        ]
+    if documents:
+        paths.update(documents=out / "documents.csv", documents_plot=out / "documents_units.png")
+        rows = document_rows(documents, average)
+        write_text(paths["documents"], to_csv(rows))
+        verbose = verbosity(documents, average)
+        plot_verbosity(verbose, paths["documents_plot"], average, per="draft")
+        columns = ["model", "configuration", "n", "precision", "recall", "f1"]
+        columns += ["mean_predicted_units", "mean_reference_units", "format_ok_rate"]
+        sections += [
+            "## Document level: overall assessments against the instructors' overall comments",
+            markdown_table(rows, columns),
+            "### Verbosity at document level",
+            *_verbosity_text(verbose, "draft", paths["documents_plot"], paper=False),
+        ]
+    write_text(paths["markdown"], "\n\n".join(sections) + "\n")
     return paths

@@ -18,6 +18,8 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from sefora_common.errors import OutputError
+
 X = TypeVar("X", bound=Hashable)
 Y = TypeVar("Y")
 
@@ -112,7 +114,8 @@ _OPEN_LOCK = threading.Lock()
 
 
 def open_cache(directory: str | os.PathLike[str] | None = None) -> Cache:
-    """The process's shared `Cache` for ``directory`` (default: `default_cache_dir`).
+    """The process's shared `Cache` for ``directory`` (default: `default_cache_dir`);
+    `OutputError` if it cannot be created there.
 
     One connection per directory and process: a connection inherited through ``fork`` is
     never reused by the child.
@@ -121,7 +124,11 @@ def open_cache(directory: str | os.PathLike[str] | None = None) -> Cache:
     key = (path, os.getpid())
     with _OPEN_LOCK:
         if key not in _OPEN:
-            _OPEN[key] = Cache(path)
+            try:
+                _OPEN[key] = Cache(path)
+            except (OSError, sqlite3.Error) as err:
+                reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+                raise OutputError(path, f"{reason} (the score cache; see cache_dir)") from err
         return _OPEN[key]
 
 

@@ -21,8 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from tqdm.auto import tqdm
-
+from sefora_common.progress import progress_bar
 from sefora_llm.errors import LLMRequestError
 
 logger = logging.getLogger(__name__)
@@ -315,17 +314,16 @@ class LLMClient:
 
         if not items:
             return []
-        workers = min(self.settings.concurrency, len(items))
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            results = pool.map(run, items)
-            return list(
-                tqdm(results, total=len(items), desc=desc, disable=_progress_disabled(progress))
+        pool = ThreadPoolExecutor(max_workers=min(self.settings.concurrency, len(items)))
+        try:
+            results = list(
+                progress_bar(pool.map(run, items), total=len(items), desc=desc, show=progress)
             )
-
-
-def _progress_disabled(progress: bool | None) -> bool | None:
-    """tqdm's ``disable``: None shows a bar only on a terminal."""
-    return None if progress is None else not progress
+        except BaseException:  # Ctrl-C, SIGTERM: no new request; those in flight are left
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
+        return results
 
 
 def _error_message(err: Any) -> str:

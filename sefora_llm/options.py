@@ -4,10 +4,12 @@ one place: endpoint, key, batching, cache, retries, error handling."""
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from sefora_common.errors import OptionError
 from sefora_llm.cache import Cache, open_cache
 from sefora_llm.client import LLMSettings
 
@@ -22,6 +24,7 @@ class LLMOptions:
     """Options of every LLM-backed computation here (UniMatch, the rubric judge)."""
 
     what: ClassVar[str] = "LLM"  # names the options in errors
+    error: ClassVar[type[OptionError]] = OptionError  # the package's bad-option error
 
     model: str | None = None
     base_url: str | None = None
@@ -39,9 +42,16 @@ class LLMOptions:
 
     def __post_init__(self) -> None:
         if self.on_error not in ON_ERROR:
-            raise ValueError(f"on_error must be one of {ON_ERROR}, got {self.on_error!r}")
-        if not isinstance(self.batch_size, int) or self.batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer, got {self.batch_size!r}")
+            raise self.error(f"on_error must be one of {ON_ERROR}, got {self.on_error!r}")
+        for name, least in (("batch_size", 1), ("concurrency", 1), ("max_retries", 0)):
+            value = getattr(self, name)
+            if not _integer(value) or value < least:
+                raise self.error(f"{name} must be an integer >= {least}, got {value!r}")
+        for name, positive in (("request_timeout", True), ("backoff", False)):
+            value = getattr(self, name)
+            if not _real(value) or value < 0 or (positive and value == 0):
+                bound = "> 0" if positive else ">= 0"
+                raise self.error(f"{name} must be a number {bound}, got {value!r}")
 
     @classmethod
     def from_kwargs(cls, base: Self | None = None, **kwargs: Any) -> Self:
@@ -70,3 +80,11 @@ class LLMOptions:
     def cache(self) -> Cache | None:
         """The on-disk cache to use, or None when caching is off."""
         return open_cache(self.cache_dir) if self.use_cache else None
+
+
+def _integer(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _real(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and value == value

@@ -57,3 +57,59 @@ def llm(server, tmp_path: Path) -> dict:
         "max_retries": 2,
         "request_timeout": 5.0,
     }
+
+
+# --- The toolkit as a user outside the repository gets it (tests/distribution.py) ---------
+
+
+@pytest.fixture(scope="session")
+def dist(tmp_path_factory: pytest.TempPathFactory):
+    """The sdist and wheel of the checkout, built once for the session."""
+    from tests.distribution import build_distributions
+
+    return build_distributions(tmp_path_factory.mktemp("dist"))
+
+
+@pytest.fixture(scope="session")
+def metric_wheel(tmp_path_factory: pytest.TempPathFactory, dist):
+    """A fresh venv with CPU torch, then the wheel with its ``local`` extra."""
+    from tests.distribution import TORCH, Venv
+
+    venv = Venv(tmp_path_factory.mktemp("metric-wheel") / "venv")
+    venv.pip(TORCH)
+    venv.pip(f"{dist.wheel}[local]")
+    yield venv
+    venv.remove()
+
+
+def _space(tmp_path_factory: pytest.TempPathFactory, dist, module_path: str, name: str):
+    """A module folder copied alone to an empty folder, and a fresh venv that installed
+    its requirements.txt (and its card's gradio) with the wheel as the toolkit's source."""
+    from tests.distribution import Venv, copy_alone, install_requirements
+
+    root = tmp_path_factory.mktemp(name)
+    folder = copy_alone(Path(module_path), root / "hub")
+    venv = Venv(root / "venv")
+    install_requirements(venv, folder, dist)
+    return venv, folder
+
+
+@pytest.fixture(scope="session")
+def metric_space(tmp_path_factory: pytest.TempPathFactory, dist):
+    """(venv, folder) of the UniMatch module as a Space (see `_space`)."""
+    import unimatch_metric
+
+    venv, folder = _space(tmp_path_factory, dist, unimatch_metric.MODULE_PATH, "metric-space")
+    yield venv, folder
+    venv.remove()
+
+
+@pytest.fixture(scope="session")
+def judge_space(tmp_path_factory: pytest.TempPathFactory, dist):
+    """(venv, folder) of the rubric judge module as a Space: its requirements are the base
+    wheel (no extra) and evaluate, so it is also the base install's environment."""
+    import feedback_judges
+
+    venv, folder = _space(tmp_path_factory, dist, feedback_judges.MODULE_PATH, "judge-space")
+    yield venv, folder
+    venv.remove()

@@ -171,4 +171,5 @@ def test_sefora_help_imports_no_subcommand_module():
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
     )
-    assert out.stdout.strip().splitlines()[-1] == "['sefora_cli.main']"
+    # sefora_cli.options: the common -v/-q options every subcommand gets (argparse only)
+    assert out.stdout.strip().splitlines()[-1] == "['sefora_cli.main', 'sefora_cli.options']"

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from datasets import load_dataset
+from datasets import Dataset, concatenate_datasets, load_dataset
 
 from sefora_cli.main import main
 from sefora_dataset import CorpusError, build_dataset, split_of
@@ -14,6 +14,11 @@ from sefora_dataset.build import locate_span
 from sefora_dataset.read import CorpusProblems, read_corpus, stage_sort_key
 
 BODY = "The dog ran home. The dog ran away, and the cat watched the dog."
+
+
+def every_split(path: str | Path, config: str) -> Dataset:
+    """All rows of a built config, whichever splits the build lists."""
+    return concatenate_datasets(list(load_dataset(str(path), config).values()))
 
 
 def span(body: str, text: str, nth: int = 0, width: int = 20) -> dict:
@@ -70,10 +75,9 @@ def test_rows_offsets_order_and_grades(corpus: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     summary = build_dataset(corpus, out, progress=False)
     total = {c: sum(per.values()) for c, per in summary["rows"].items()}
-    assert total == {"essays": 2, "drafts": 4, "paragraphs": 5, "annotations": 3}
-    drafts = {
-        r["draft_id"]: r for r in load_dataset(str(out), "drafts", split="train+validation+test")
-    }
+    # revisions: the annotation of Initial and the two of Final (Reflection comes after it)
+    assert total == {"essays": 2, "drafts": 4, "paragraphs": 5, "annotations": 3, "revisions": 3}
+    drafts = {r["draft_id"]: r for r in every_split(out, "drafts")}
     initial, final, reflection = (
         drafts[f"Batch_1_Course_1_Class_1_Essay_1_{s}_ID0001"]
         for s in ("Initial", "Final", "Reflection")
@@ -91,7 +95,7 @@ def test_rows_offsets_order_and_grades(corpus: Path, tmp_path: Path) -> None:
     other = drafts["Batch_1_Course_1_Class_1_Essay_2_Initial_ID0002"]
     assert other["assignment_text"] == "Class-wide rubric."  # found by looking upward
 
-    anns = load_dataset(str(out), "annotations", split="train+validation+test")
+    anns = every_split(out, "annotations")
     by_type = {a["type"]: a for a in anns}
     hl = by_type["highlight"]
     # "The dog" occurs twice; the contexts pick the second occurrence.
@@ -102,7 +106,7 @@ def test_rows_offsets_order_and_grades(corpus: Path, tmp_path: Path) -> None:
     assert nt["start"] == nt["end"] == BODY.index(" and")
     assert nt["text"] is None and nt["color"] is None
 
-    paras = load_dataset(str(out), "paragraphs", split="train+validation+test")
+    paras = every_split(out, "paragraphs")
     final_para = next(p for p in paras if p["draft_id"] == final["draft_id"])
     assert final_para["instructor_comments"] == ["Why?"]  # the empty strikeout comment is left out
     assert final_para["num_annotations"] == 2
@@ -110,7 +114,7 @@ def test_rows_offsets_order_and_grades(corpus: Path, tmp_path: Path) -> None:
 
 def test_essays_config_lists_ordered_drafts(corpus: Path, tmp_path: Path) -> None:
     build_dataset(corpus, tmp_path / "out", progress=False)
-    essays = load_dataset(str(tmp_path / "out"), "essays", split="train+validation+test")
+    essays = every_split(tmp_path / "out", "essays")
     first = next(e for e in essays if e["essay_id"] == "Batch_1_Course_1_Class_1_Essay_1_ID0001")
     assert first["stages"] == ["Initial", "Final", "Reflection"]
     assert first["num_drafts"] == 3
@@ -178,7 +182,7 @@ def test_splits_are_deterministic_and_student_disjoint() -> None:
         ),
         (
             json.dumps(draft([("x", [])], {"Thesis": [1]})),
-            "annotations[0].grades['Thesis']",
+            "annotations[0].grades.Thesis",
             "expected a number or a string",
         ),
     ],
@@ -198,6 +202,54 @@ def test_bad_drafts_are_named_and_previous_output_kept(
     assert message in problem.message
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus", "out"]  # no temp left
+
+
+@pytest.mark.parametrize(
+    ("literal", "shown"), [("NaN", "NaN"), ("Infinity", "Infinity"), ("-Infinity", "-Infinity"),
+                           ("1e999", "1e999")]
+)  # fmt: skip
+def test_non_finite_grades_are_rejected_naming_the_field(
+    corpus: Path, tmp_path: Path, literal: str, shown: str
+) -> None:
+    # Python's json reads NaN and Infinity (not JSON) and 1e999 (beyond a float) as floats,
+    # which the build stored as grades (#18 item 9).
+    raw = json.dumps(draft([("x", [])], {"Thesis": 3, "Style": 1.5})).replace("1.5", literal)
+    bad = write(corpus, "Revision", "0009", None, raw=raw)
+    with pytest.raises(CorpusProblems) as info:
+        build_dataset(corpus, tmp_path / "out", progress=False)
+    [problem] = info.value.problems
+    assert (problem.path, problem.field) == (str(bad), "annotations[0].grades.Style")
+    assert problem.message == f"{shown} is not a JSON number (expected a finite number)"
+    assert not (tmp_path / "out").exists()
+
+
+def test_every_problem_of_a_file_is_listed(corpus: Path, capsys) -> None:
+    # Four problems planted in one file, one in another: all five listed (#18 item 9).
+    data = draft([(BODY, [span(BODY, "The dog")]), ("Second.", [])], {"Thesis": 4})
+    data["paragraphs"][0]["annotations"][0]["color"] = "purple"
+    data["paragraphs"][0]["annotations"].append({"type": "underline"})
+    data["paragraphs"][1]["body"] = "lone \ud800 surrogate"
+    data["annotations"][0]["grades"]["Voice"] = float("nan")
+    bad = write(corpus, "Revision", "0009", data)
+    other = write(corpus, "Revision", "0008", {"paragraphs": [], "extra": 1})
+    with pytest.raises(CorpusProblems) as info:
+        read_corpus(corpus, progress=False)
+    by_file = {p.path: p.problems for p in info.value.problems}
+    assert sorted(by_file[str(bad)]) == [
+        ("annotations[0].grades.Voice", "NaN is not a JSON number (expected a finite number)"),
+        ("paragraphs[0].annotations[0].color", "unknown colour 'purple' (expected one of "
+         "green, pink, yellow, generic)"),
+        ("paragraphs[0].annotations[1].type", "unknown annotation type 'underline' (expected "
+         "one of highlight, note, strikeout)"),
+        ("paragraphs[1].body", "the string holds a lone surrogate U+D800"),
+    ]  # fmt: skip
+    assert by_file[str(other)] == [("extra", "unexpected top-level key")]
+    assert main(["build", "--source", str(corpus), "--out", "never", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("sefora build: error: 5 problem(s) in the corpus:\n")
+    assert f"  - {bad}: paragraphs[1].body: the string holds a lone surrogate U+D800" in err
+    assert f"  - {other}: extra: unexpected top-level key" in err
+    assert not Path("never").exists()
 
 
 def test_every_bad_file_is_reported(corpus: Path) -> None:
@@ -245,7 +297,7 @@ def test_card_yaml_lists_every_config(corpus: Path, tmp_path: Path) -> None:
     meta = yaml.safe_load(card.split("---")[1])
     assert meta["license"] == "cc-by-4.0"
     names = [c["config_name"] for c in meta["configs"]]
-    assert names == ["essays", "drafts", "paragraphs", "annotations"]
+    assert names == ["essays", "drafts", "paragraphs", "annotations", "revisions"]
     for c in meta["configs"]:
         for entry in c["data_files"]:
             assert list((tmp_path / "out").glob(entry["path"])), entry
@@ -278,8 +330,8 @@ def test_bundled_sample_builds_by_default(tmp_path: Path, monkeypatch) -> None:
 def test_rebuild_in_same_folder_is_not_served_from_stale_cache(corpus: Path, tmp_path: Path):
     out = tmp_path / "out"
     build_dataset(corpus, out, progress=False)
-    assert len(load_dataset(str(out), "drafts", split="train+validation+test")) == 4
+    assert len(every_split(out, "drafts")) == 4
     write(corpus, "Revision", "0001", draft([("A new revision.", [])]))
     build_dataset(corpus, out, progress=False)
-    drafts = load_dataset(str(out), "drafts", split="train+validation+test")
+    drafts = every_split(out, "drafts")
     assert len(drafts) == 5 and "A new revision." in str(drafts["paragraphs"])

@@ -7,11 +7,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from datasets import load_dataset
 
 from sefora_dataset import SAMPLE_SOURCE, build_dataset
 from sefora_dataset.read import CorpusProblems
 from tests.make_annotated import write_docx, write_pdf
+from tests.test_dataset_build import every_split
 
 
 @pytest.fixture
@@ -32,7 +32,7 @@ def mixed(tmp_path: Path) -> tuple[Path, dict[str, dict]]:
 def test_raw_drafts_are_parsed_into_the_dataset(mixed, tmp_path: Path) -> None:
     root, expected = mixed
     build_dataset(root, tmp_path / "out", progress=False)
-    drafts = load_dataset(str(tmp_path / "out"), "drafts", split="train+validation+test")
+    drafts = every_split(tmp_path / "out", "drafts")
     by_id = {d["draft_id"]: d for d in drafts}
     assert len(by_id) == len(list(SAMPLE_SOURCE.rglob("*.json")))
     for draft_id, want in expected.items():

@@ -1,25 +1,22 @@
-"""The Space demo end to end in a real browser: the app runs as `python app.py` on a free
-port of 127.0.0.1, headless Chromium (Debian's `chromium`, driven by Playwright) loads an
-example, scores it, and the rendered units, matrix, alignment and F1 are checked against
-each other and against the matching recomputed here; errors and the LLM path (a real
-chat-completions server on 127.0.0.1) are checked in the page. Screenshot:
+"""The Space demo end to end in a real browser: the app runs as `python app.py` from a copy
+of the module folder, in a fresh venv that installed only its requirements.txt with the
+built wheel (the Space as the Hub would build it), on a free port of 127.0.0.1. Headless
+Chromium (Debian's `chromium`, driven by Playwright) loads an example, scores it, and the
+rendered units, matrix, alignment and F1 are checked against each other and against the
+matching recomputed here; errors and the LLM path (a real chat-completions server on
+127.0.0.1) are checked in the page. Slow: it needs that venv. Screenshot:
 test-artifacts/demo.png."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.distribution import App
 from tests.fake_openai_server import FakeOpenAIServer
 from unimatch_metric import match
 
@@ -52,6 +49,8 @@ sync_api = pytest.importorskip(
 pytest.importorskip("gradio", reason="gradio is not installed (the 'demo' extra)")
 from tests.test_demo_app import SECRET, needs_key  # noqa: E402  (needs gradio)
 
+pytestmark = pytest.mark.slow
+
 STORAGE_DUMP = """async () => {
   const parts = [JSON.stringify({...localStorage}), JSON.stringify({...sessionStorage})];
   for (const info of await indexedDB.databases()) {
@@ -71,60 +70,18 @@ STORAGE_DUMP = """async () => {
 }"""
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
-def app_url(tmp_path_factory):
-    """The demo served by its own entry point in a subprocess; stopped afterwards."""
-    work = tmp_path_factory.mktemp("demo")
-    port = free_port()
-    env = {
-        **os.environ,
-        "HF_HUB_OFFLINE": "1",
-        "HF_DATASETS_OFFLINE": "1",
-        "GRADIO_ANALYTICS_ENABLED": "False",
-        "XDG_CACHE_HOME": str(work / "xdg"),
-        "TOKENIZERS_PARALLELISM": "false",
-    }
-    for var in ("UNIMATCH_MODEL", "UNIMATCH_BASE_URL", "UNIMATCH_API_KEY", "OPENAI_API_KEY"):
-        env.pop(var, None)
-    log_path = work / "app.log"
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(
-            [sys.executable, str(APP), "--port", str(port)],
-            cwd=work,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    url = f"http://127.0.0.1:{port}/"
+def app_url(metric_space, tmp_path_factory):
+    """The demo as a Space runs it: the module folder copied alone, its requirements.txt
+    installed in a fresh venv with the built wheel (see conftest), ``python app.py`` in
+    that folder; stopped afterwards."""
+    venv, folder = metric_space
+    app = App(venv, folder, tmp_path_factory.mktemp("demo"))
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"the app exited ({proc.returncode}):\n{log_path.read_text()}")
-            try:
-                with urllib.request.urlopen(url, timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"the app did not answer within 60 s:\n{log_path.read_text()}")
-            time.sleep(0.3)
-        yield url
+        yield app.url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    assert "Traceback" not in log_path.read_text(errors="replace")
+        log = app.stop()
+    assert "Traceback" not in log
 
 
 @pytest.fixture(scope="module")

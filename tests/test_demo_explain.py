@@ -69,17 +69,41 @@ def test_threshold_reading_is_the_issue_sentence():
     assert (view.n_matched, view.n_missed, view.n_over_generated) == (1, 1, 3)
 
 
-def test_soft_reading_counts_partial_credit():
+def test_soft_reading_counts_partial_credit_but_recovers_only_at_two():
     result = run(MODEL, INSTRUCTOR)
     view = explain(result)
-    # Soft matching pairs the second instructor unit too (score 1): Φ = 3.5 + 1.
+    # Soft matching pairs the second instructor unit too (score 1): Φ = 3.5 + 1. That pair
+    # shares only the broad kind of feedback, so it recovers no point (#18 item 13).
     assert view.n_matched == 2 and view.n_over_generated == 2 and view.n_missed == 0
+    assert view.n_recovered == 1 and result["config"]["recovered_at"] == 2
+    assert result["details"][0]["n_recovered"] == 1
     assert view.reading() == (
-        "The model matched 2 of 2 instructor points, for 4.5 of the 8 points possible, and "
-        "added 2 the instructor did not make."
+        "The model recovered 1 of 2 instructor points (score ≥ 2), for 4.5 of the 8 points "
+        "possible, and added 3 the instructor did not make."
     )
     assert view.precision == pytest.approx(4.5 / 16) == result["precision"]
     assert view.f1 == result["f1"]
+    weak = Tags(view.alignment_html()).with_class("um-weak")
+    assert [cell["data-score"] for cell in weak] == ["1.0"]
+    assert "below 2: not recovered" in view.alignment_html()
+
+
+@pytest.mark.parametrize("score, recovered", [(0.12, 0), (1.99, 0), (2.0, 1), (3.0, 1)])
+def test_a_point_is_recovered_only_at_two_or_more(score, recovered):
+    # The issue's case: two pairs matched, one scoring 0.12 ("unrelated").
+    scores = {("Cut 'In conclusion'.", "Drop 'In conclusion'."): 3.5}
+    result = unimatch_metric.unimatch(
+        [MODEL[:2]],
+        [INSTRUCTOR],
+        scorer=lambda pairs: [scores.get(p, score if p[1] == MODEL[0] else 0.0) for p in pairs],
+        return_details=True,
+    )
+    view = explain(result)
+    assert view.n_matched == 2
+    assert view.n_recovered == result["details"][0]["n_recovered"] == 1 + recovered
+    assert view.reading().startswith(
+        f"The model recovered {1 + recovered} of 2 instructor points (score ≥ 2)"
+    )
 
 
 def test_singular_nothing_added_and_empty_sides():

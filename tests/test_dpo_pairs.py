@@ -202,3 +202,23 @@ def test_registered_in_the_sefora_command(tmp_path, capsys):
     assert main(["dpo-pairs", str(source), "--out", str(tmp_path / "o.jsonl")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("sefora dpo-pairs: error: ") and "line 1: score" in err
+
+
+def test_every_bad_line_is_listed(tmp_path, capsys):
+    from sefora_cli.main import main
+
+    source = tmp_path / "scored.jsonl"
+    source.write_text(
+        '{"prompt": "x", "feedback": "f", "score": null}\n'
+        '{"prompt": "x", "feedback": "g", "score": 1}\n'
+        '{"prompt": "x", "score": 1}\n'
+        '{"prompt": "x", "feedback": "h", "score": Infinity}\n',
+        encoding="utf-8",
+    )
+    assert main(["dpo-pairs", str(source), "--out", str(tmp_path / "o.jsonl")]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"sefora dpo-pairs: error: {source}: 3 problems:",
+        "  - line 1: score: expected a finite number, got None",
+        "  - line 3: missing field(s) ['feedback']",
+        "  - line 4: score: Infinity is not a JSON number (expected a finite number)",
+    ]

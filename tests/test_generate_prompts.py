@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 from datasets import load_dataset
 
+from sefora_dataset.categories import categorize
 from sefora_grid.categories import (
     CATEGORIES,
     FEW_SHOT_CATEGORIES,
     Exemplar,
     ExemplarPool,
-    categorize,
 )
+from sefora_grid.documents import document_configs
 from sefora_grid.errors import ConfigError, GridError
 from sefora_grid.extract import extract_feedback
 from sefora_grid.generate import parse_configs
@@ -54,7 +55,7 @@ def user_text(config: PromptConfig, inputs: PromptInputs = INPUTS) -> str:
 def test_ids_are_generated_from_the_toggles_and_round_trip() -> None:
     configs = all_configs()
     ids = [c.id for c in configs]
-    assert len(ids) == len(set(ids)) == 2**5
+    assert len(ids) == len(set(ids)) == 2**6
     assert all(PromptConfig.parse(i) == c for i, c in zip(ids, configs, strict=True))
     paper = all_configs(paper_only=True)
     assert len(paper) == 20  # 16 template x guided x rubric x shots, plus 4 V1 zero-shot CoT
@@ -62,6 +63,8 @@ def test_ids_are_generated_from_the_toggles_and_round_trip() -> None:
         f"v1-{g}-{r}-zs-cot" for g in ("guided", "unguided") for r in ("rubric", "norubric")
     }
     assert PromptConfig().id == "v2-guided-rubric-zs"
+    assert PromptConfig(anchored=True, cot=True).id == "v2-guided-rubric-zs-cot-anchored"
+    assert not any(c.anchored for c in paper)
 
 
 @pytest.mark.parametrize("bad", ["v3-guided-rubric-zs", "v2-guided", "V2-GUIDED-RUBRIC-ZS", ""])
@@ -87,16 +90,19 @@ def test_every_toggle_changes_the_prompt_as_specified(base: PromptConfig) -> Non
     assert (ASSIGNMENT in text) == base.rubric
     # guided: the six categories are listed (and named nowhere else).
     assert all((f"- {name}:" in text) == base.guided for name in CATEGORIES)
-    assert ("Category:" in text) == (base.guided and base.template == "v2")
+    assert ("Category:" in text) == (base.guided and (base.template == "v2" or base.anchored))
     # few-shot: five exemplars, one per category (labelled only when guided).
     assert all((e.comment in text) == base.few_shot for e in EXEMPLARS)
     assert ("[Praise]" in text) == (base.few_shot and base.guided)
     # CoT: reasoning first, then the marked final answer.
     assert (FINAL_MARKER in text) == base.cot
     # template: V2 asks for one point in a fixed format, V1 for any number of comments.
-    assert ("Feedback: <" in text) == (base.template == "v2")
+    assert ("Feedback: <" in text) == (base.template == "v2" and not base.anchored)
     assert ("as many separate comments" in text) == (base.template == "v1")
-    for field in ("template", "guided", "rubric", "few_shot", "cot"):
+    # anchored: every comment comes with the exact words it is about.
+    assert ('Quote: "<the exact words' in text) == base.anchored
+    assert ("Comment: <" in text) == base.anchored
+    for field in ("template", "guided", "rubric", "few_shot", "cot", "anchored"):
         value = getattr(base, field)
         flipped = dataclasses.replace(
             base, **{field: ("v1" if value == "v2" else "v2") if field == "template" else not value}
@@ -235,7 +241,7 @@ def test_configs_command_lists_every_id() -> None:
         check=True,
     )
     listed = [line.split()[0] for line in result.stdout.splitlines()[1:]]
-    assert listed == [c.id for c in all_configs()]
+    assert listed == [c.id for c in all_configs()] + [d.id for d in document_configs()]
     paper = subprocess.run(
         [sys.executable, "-m", "sefora_cli.main", "configs", "--paper", "--json"],
         capture_output=True,

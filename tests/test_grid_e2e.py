@@ -116,6 +116,9 @@ def test_generate_evaluate_report(
         s["configuration"]: s for s in (json.loads(p.read_text()) for p in results.glob("*.json"))
     }
     assert set(summaries) == set(CONFIGS)
+    signatures = {s["unimatch"]["signature"] for s in summaries.values()}
+    assert len(signatures) == 1  # every run scored the same way
+    assert f"UniMatch signature: {signatures.pop()}\n" in capsys.readouterr().out
     single_ids = {pid for pid, r in paragraphs.items() if r["num_annotations"] == 1}
     for config, s in summaries.items():
         full = s["full"]
@@ -141,6 +144,7 @@ def test_generate_evaluate_report(
     assert main(["report", str(results)]) == 0
     report = (results / "report.md").read_text()
     assert "Table 3" in report and MODEL in report and "Pearson r" in report
+    assert f"UniMatch signature(s): `{summaries[CONFIGS[0]]['unimatch']['signature']}`" in report
     with (results / "table3.csv").open() as handle:
         (table,) = list(csv.DictReader(handle))
     assert table["model"] == MODEL

@@ -114,7 +114,7 @@ def rubric_dict(**item) -> dict:
     [
         ({"weight": 0}, "items[0].weight: expected a positive number"),
         ({"weight": "2"}, "items[0].weight: expected a positive number"),
-        ({"weight": float("inf")}, "items[0].weight: expected a finite number"),
+        ({"weight": float("inf")}, "items[0].weight: Infinity is not a JSON number"),
         ({"pass_if": "true"}, "items[0].pass_if: expected 'yes' or 'no'"),
         ({"gate": "yes"}, "items[0].gate: expected true or false"),
         ({"question": ""}, "items[0].question: expected a non-empty string"),
@@ -141,5 +141,5 @@ def test_bad_rubric_files(tmp_path):
         load_rubric("maths-feedback")
     broken = tmp_path / "broken.json"
     broken.write_text("{not json")
-    with pytest.raises(RubricError, match="not a readable JSON file"):
+    with pytest.raises(RubricError, match="line 1 column 2: malformed JSON"):
         load_rubric(broken)

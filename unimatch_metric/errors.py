@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sefora_common.errors import InputError, ToolkitError
+from sefora_common.errors import InputError, OptionError, ToolkitError
 from sefora_llm.errors import LLMRequestError
 
 
@@ -18,6 +18,11 @@ class BackendError(UniMatchError, LLMRequestError):
 
 class UniMatchInputError(UniMatchError, InputError):
     """Bad input to UniMatch or its training: names the file and the field or line."""
+
+
+class UniMatchOptionError(UniMatchError, OptionError):
+    """A UniMatch option with a value it cannot take (an unknown backend, a threshold out of
+    (0, 4], ...) or one that the chosen backends would not use; names the option."""
 
 
 class ModelFileError(UniMatchError):

@@ -4,7 +4,11 @@ the alignment (used by the Space demo, and shown inline in Jupyter).
 
     result = unimatch_metric.unimatch([feedback], [comments], return_details=True)
     view = explain(result)
-    view.reading()  # 'The model matched 2 of 2 instructor points ... and added 1 ...'
+    view.reading()  # 'The model recovered 1 of 2 instructor points (score ≥ 2), ...'
+
+A point counts as recovered only when its matched pair scores at least the result's
+``recovered_at`` (2 on the 0–4 scale, "shares an important point"; τ in the threshold
+variant): the matching pairs every unit it can, even an unrelated one.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from unimatch_metric.errors import UniMatchError
-from unimatch_metric.match import MAX_SCORE
+from unimatch_metric.match import MAX_SCORE, RECOVERED_AT
 
 RowKind = Literal["matched", "missed", "over-generated"]
 
@@ -58,6 +62,7 @@ class Explanation:
     recall: float
     f1: float
     threshold: float | None
+    recovered_at: float = RECOVERED_AT
 
     def rows(self) -> list[AlignmentRow]:
         """Instructor units in order (matched or missed), then unmatched model units."""
@@ -82,6 +87,11 @@ class Explanation:
         return len(self.matches)
 
     @property
+    def n_recovered(self) -> int:
+        """Instructor points recovered: matched pairs scoring at least ``recovered_at``."""
+        return sum(1 for _, _, score in self.matches if score >= self.recovered_at)
+
+    @property
     def n_missed(self) -> int:
         """Instructor units left without a partner."""
         return len(self.reference_units) - self.n_matched
@@ -93,26 +103,25 @@ class Explanation:
 
     def reading(self) -> str:
         """The figures in one sentence, e.g. "The model recovered 1 of 2 instructor points
-        (score ≥ 3) and added 3 the instructor did not make."
+        (score ≥ 2), for 4.5 of the 8 points possible, and added 3 the instructor did not
+        make." A model unit whose pair recovers no point counts as added.
         """
         n_ref, n_pred = len(self.reference_units), len(self.prediction_units)
         points = f"{n_ref} instructor point{'s' if n_ref != 1 else ''}"
         if n_pred == 0:
             return f"The model gave no feedback unit, so it recovered none of {points}."
-        added = self.n_over_generated
+        added = n_pred - self.n_recovered
         extra = f"added {added or 'nothing'} the instructor did not make"
         if n_ref == 0:
             return f"There is no instructor point to recover; the model {extra}."
-        if self.threshold is not None:
-            return (
-                f"The model recovered {self.n_matched} of {points} "
-                f"(score ≥ {self.threshold:g}) and {extra}."
-            )
-        total = sum(score for _, _, score in self.matches)
-        return (
-            f"The model matched {self.n_matched} of {points}, for {total:.1f} of the "
-            f"{MAX_SCORE * n_ref:g} points possible, and {extra}."
+        recovered = (
+            f"The model recovered {self.n_recovered} of {points} (score ≥ {self.recovered_at:g})"
         )
+        if self.threshold is not None:
+            return f"{recovered} and {extra}."
+        total = sum(score for _, _, score in self.matches)
+        possible = f"{MAX_SCORE * n_ref:g} points possible"
+        return f"{recovered}, for {total:.1f} of the {possible}, and {extra}."
 
     # --- HTML views ------------------------------------------------------------------
 
@@ -166,9 +175,12 @@ class Explanation:
                 else '<td class="um-none">—</td>'
             )
             if row.kind == "matched":
+                weak = (row.score or 0.0) < self.recovered_at
+                note = f" (below {self.recovered_at:g}: not recovered)" if weak else ""
                 middle = (
-                    f'<td class="um-pair-score" data-score="{row.score!r}">{row.score:.2f}'
-                    f'<div class="um-scale">{scale_label(row.score or 0.0)}</div></td>'
+                    f'<td class="um-pair-score{" um-weak" if weak else ""}" '
+                    f'data-score="{row.score!r}">{row.score:.2f}'
+                    f'<div class="um-scale">{scale_label(row.score or 0.0)}{note}</div></td>'
                 )
             else:
                 middle = f'<td class="um-mark">{row.kind}</td>'
@@ -220,6 +232,8 @@ def explain(result: dict[str, Any], index: int = 0) -> Explanation:
     if not 0 <= index < len(details):
         raise ValueError(f"no paragraph {index} in a result of {len(details)}")
     detail = details[index]
+    config = result["config"]
+    threshold = config["threshold"]
     if detail["error"] is not None:
         raise UniMatchError(f"paragraph {index} could not be scored: {detail['error']}")
     return Explanation(
@@ -230,7 +244,8 @@ def explain(result: dict[str, Any], index: int = 0) -> Explanation:
         precision=detail["precision"],
         recall=detail["recall"],
         f1=detail["f1"],
-        threshold=result["config"]["threshold"],
+        threshold=threshold,
+        recovered_at=config.get("recovered_at", RECOVERED_AT if threshold is None else threshold),
     )
 
 

@@ -7,6 +7,10 @@ matching, and hard P = TP/|P|, R = TP/|G| with TP the matching size.
 
 Empty sides: a ratio whose denominator is 0 is undefined and reported as 0 (no predicted
 unit → P = 0; no reference unit → R = 0); F1 is 0 whenever P + R = 0.
+
+A matched pair *recovers* the instructor's point only if it scores at least `RECOVERED_AT`
+(2: the two units share an important point), or τ in the threshold variant: the
+assignment pairs every unit it can, and a pair scoring 0.1 ("unrelated") recovers nothing.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from numpy.typing import ArrayLike
 from scipy.optimize import linear_sum_assignment
 
 MAX_SCORE = 4.0
+#: The least score of a matched pair that counts as recovering a point (soft variant).
+RECOVERED_AT = 2.0
 
 
 @dataclass(frozen=True)
@@ -37,6 +43,16 @@ class MatchResult:
     recall: float
     f1: float
     threshold: float | None = None
+
+    @property
+    def recovered_at(self) -> float:
+        """The least score of a recovered point: τ, or `RECOVERED_AT` for the soft variant."""
+        return RECOVERED_AT if self.threshold is None else self.threshold
+
+    @property
+    def n_recovered(self) -> int:
+        """Instructor points recovered: matched pairs scoring at least `recovered_at`."""
+        return sum(1 for _, _, score in self.pairs if score >= self.recovered_at)
 
     @property
     def tp(self) -> int:

@@ -11,34 +11,58 @@ from typing import Any
 
 import numpy as np
 
+from sefora_common.text import lone_surrogate
 from unimatch_metric.errors import BackendError, UniMatchError
-from unimatch_metric.match import match
+from unimatch_metric.match import RECOVERED_AT, match
 from unimatch_metric.options import Options
 from unimatch_metric.prompts import PROMPT_VERSION
-from unimatch_metric.report import ExampleResult, aggregate, failed_details
+from unimatch_metric.report import ExampleResult, aggregate, failed_details, signature
 from unimatch_metric.scorers import SCORERS, score_outcomes
 from unimatch_metric.segmenters import SEGMENTERS, segment_outcomes
 
 
-def _check_inputs(predictions: Sequence[Any], references: Sequence[Any]) -> None:
-    if isinstance(predictions, str) or isinstance(references, str):
-        raise TypeError("predictions and references must be lists (one item per paragraph)")
+def _check_text(value: Any, where: str) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"{where} must be a string, got {_kind(value)}")
+    if code := lone_surrogate(value):
+        raise ValueError(f"{where} holds a lone surrogate {code}, which UTF-8 cannot encode")
+
+
+def _kind(value: Any) -> str:
+    return "None" if value is None else type(value).__name__
+
+
+def check_inputs(predictions: Any, references: Any) -> None:
+    """Raise TypeError or ValueError naming the first bad item, e.g. ``references[2][1]``.
+
+    ``predictions``: one string or list of strings per paragraph; ``references``: one list
+    of strings per paragraph, as many as predictions. Empty lists are fine.
+    """
+    for name, value in (("predictions", predictions), ("references", references)):
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+            raise TypeError(f"{name} must be a list (one item per paragraph), got {_kind(value)}")
     if len(predictions) != len(references):
         raise ValueError(
             f"predictions and references differ in length: {len(predictions)} != {len(references)}"
         )
     for i, pred in enumerate(predictions):
-        if not isinstance(pred, str) and not (
-            isinstance(pred, Sequence) and all(isinstance(u, str) for u in pred)
-        ):
-            raise TypeError(f"predictions[{i}] must be a string or a list of strings")
-    for i, refs in enumerate(references):
-        if isinstance(refs, str) or not (
-            isinstance(refs, Sequence) and all(isinstance(c, str) for c in refs)
-        ):
+        if isinstance(pred, str):
+            _check_text(pred, f"predictions[{i}]")
+        elif isinstance(pred, Sequence) and not isinstance(pred, bytes):
+            for j, unit in enumerate(pred):
+                _check_text(unit, f"predictions[{i}][{j}]")
+        else:
             raise TypeError(
-                f"references[{i}] must be a list of strings (the instructor's comments)"
+                f"predictions[{i}] must be a string or a list of strings, got {_kind(pred)}"
             )
+    for i, refs in enumerate(references):
+        if isinstance(refs, (str, bytes)) or not isinstance(refs, Sequence):
+            raise TypeError(
+                f"references[{i}] must be a list of strings (the instructor's comments), "
+                f"got {_kind(refs)}"
+            )
+        for j, comment in enumerate(refs):
+            _check_text(comment, f"references[{i}][{j}]")
 
 
 def _ready_units(units: Sequence[str]) -> list[str]:
@@ -53,6 +77,19 @@ class UniMatch:
 
     def __init__(self, **options: Any) -> None:
         self.options = Options.from_kwargs(**options)
+        self._given = frozenset(options)
+        self._check(self.options, self._given)
+
+    @staticmethod
+    def _check(opts: Options, given: frozenset[str]) -> None:
+        """Backend names known and every option given used (`UniMatchOptionError`), so a
+        mistake shows when the metric is made, not after a training epoch."""
+        opts.check_used(
+            given,
+            segmenter=SEGMENTERS.backend_name(opts.segmenter, opts),
+            scorer=SCORERS.backend_name(opts.scorer, opts),
+            pipeline=True,
+        )
 
     def compute(
         self,
@@ -68,7 +105,9 @@ class UniMatch:
         ``return_details=True``, per-example ``details``.
         """
         opts = Options.from_kwargs(self.options, **options)
-        _check_inputs(predictions, references)
+        if options:
+            self._check(opts, self._given | set(options))
+        check_inputs(predictions, references)
         segmenter = SEGMENTERS.create(opts.segmenter, opts)
         scorer = SCORERS.create(opts.scorer, opts)
         n = len(predictions)
@@ -127,10 +166,12 @@ class UniMatch:
             "segmenter": {"name": segmenter.name, **segmenter.config},
             "scorer": {"name": scorer.name, **scorer.config},
             "threshold": opts.threshold,
+            "recovered_at": RECOVERED_AT if opts.threshold is None else float(opts.threshold),
             "batch_size": opts.batch_size,
             "segment_references": opts.segment_references,
             "prompt_version": PROMPT_VERSION,
         }
+        output["config"]["signature"] = signature(output["config"])
         if opts.return_details:
             output["details"] = [
                 results[i].details() if i in results else failed_details(errors[i])

@@ -11,6 +11,7 @@ from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
 from sefora_llm.client import llm_configured
+from unimatch_metric.errors import UniMatchOptionError
 from unimatch_metric.options import Options
 
 B = TypeVar("B")
@@ -42,23 +43,34 @@ class Registry(Generic[B]):
         """The registered names, aliases excluded."""
         return sorted(self._factories)
 
+    def choices(self) -> list[str]:
+        """Every name ``spec`` can take: the aliases, then the registered names."""
+        return ["auto", "offline", *self.names()]
+
     def resolve_name(self, spec: str, options: Options) -> str:
-        """The registered name ``spec`` stands for."""
+        """The registered name ``spec`` stands for; `UniMatchOptionError` if none."""
         if spec == "auto":
             spec = "llm" if llm_configured(options.model, options.base_url) else "offline"
         if spec == "offline":
             spec = self.offline
         if spec not in self._factories:
-            choices = ", ".join(["auto", "offline", *self.names()])
-            raise ValueError(
-                f"unknown {self.kind} {spec!r}; choose one of: {choices}, or a callable"
+            raise UniMatchOptionError(
+                f"unknown {self.kind} {spec!r}; choose one of: {', '.join(self.choices())}, "
+                "or a callable"
             )
         return spec
+
+    def backend_name(self, spec: str | Callable, options: Options) -> str:
+        """The name of the backend ``spec`` will create ("callable" for a function),
+        checked without loading it."""
+        if callable(spec):
+            return "callable"
+        if not isinstance(spec, str):
+            raise TypeError(f"{self.kind} must be a name or a callable, got {type(spec).__name__}")
+        return self.resolve_name(spec, options)
 
     def create(self, spec: str | Callable, options: Options) -> B:
         """The backend ``spec`` (a name, an alias or a callable) names, built with ``options``."""
         if callable(spec):
             return self._wrap_callable(spec)
-        if not isinstance(spec, str):
-            raise TypeError(f"{self.kind} must be a name or a callable, got {type(spec).__name__}")
-        return self._factories[self.resolve_name(spec, options)](options)
+        return self._factories[self.backend_name(spec, options)](options)

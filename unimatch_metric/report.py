@@ -7,12 +7,13 @@ paragraphs before dividing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from sefora_common import __version__
 from unimatch_metric.match import MAX_SCORE, MatchResult, f1_score, ratio
 
 FIGURES = (
@@ -43,6 +44,7 @@ class ExampleResult:
             "reference_units": self.reference_units,
             "scores": self.scores.tolist(),
             "matches": [[i, j, score] for i, j, score in self.match.pairs],
+            "n_recovered": self.match.n_recovered,
             "precision": self.match.precision,
             "recall": self.match.recall,
             "f1": self.match.f1,
@@ -57,6 +59,7 @@ def failed_details(reason: str) -> dict[str, Any]:
         "reference_units": None,
         "scores": None,
         "matches": None,
+        "n_recovered": None,
         "precision": None,
         "recall": None,
         "f1": None,
@@ -89,3 +92,38 @@ def aggregate(results: Sequence[ExampleResult], threshold: float | None) -> dict
         "mean_reference_units": n_ref / n,
         "n_examples": n,
     }
+
+
+def _backend_signature(backend: Mapping[str, Any]) -> str:
+    """One backend in a signature: an LLM by model name, a learned model by its file's
+    digest, the embedding baseline by the MiniLM package version, a user function as such."""
+    name = backend["name"]
+    if backend.get("custom"):
+        return f"custom:{name}"
+    if name == "llm":
+        return f"llm:{backend.get('model') or 'default'}"
+    if backend.get("digest"):
+        return f"{name}@{backend['digest'][:8]}"
+    if backend.get("minilm"):
+        return f"{name}@minilm-{backend['minilm']}"
+    return name
+
+
+def signature(config: Mapping[str, Any]) -> str:
+    """The compact line that identifies how a result was computed, like sacrebleu's:
+    ``unimatch:0.1.0|seg:learned@1a2b3c4d|score:llm:gpt-5-mini|prompt:...|tau:soft|bs:50|refs:units``.
+
+    Two figures with the same signature were computed the same way; report it with them.
+    """
+    tau = config["threshold"]
+    return "|".join(
+        [
+            f"unimatch:{__version__}",
+            f"seg:{_backend_signature(config['segmenter'])}",
+            f"score:{_backend_signature(config['scorer'])}",
+            f"prompt:{config['prompt_version']}",
+            f"tau:{'soft' if tau is None else format(float(tau), 'g')}",
+            f"bs:{config['batch_size']}",
+            f"refs:{'units' if config['segment_references'] else 'whole'}",
+        ]
+    )

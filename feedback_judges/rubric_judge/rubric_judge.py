@@ -1,12 +1,13 @@
 # Copyright 2026 SEFORA toolkit contributors. Licensed under the Apache License, Version 2.0.
-"""Rubric judge metric: a thin `evaluate` wrapper over the ``feedback_judges`` library."""
+"""Rubric judge metric: a thin `evaluate` wrapper over the ``feedback_judges`` library, which
+the ``sefora-toolkit`` distribution installs."""
 
 import inspect
 
 import datasets
 import evaluate
 
-import feedback_judges
+import feedback_judges  # From: sefora-toolkit
 
 _CITATION = """\
 @misc{rubric_judge,
@@ -41,7 +42,7 @@ Args:
 Returns:
     score: mean score over judged feedback (0-1); dimension_scores, item_rates: means.
     scores: one score per feedback (None if it failed with on_error="skip").
-    n_examples, n_failed, config (rubric, digest, model, endpoint; never the key).
+    n_examples, n_failed, config (rubric, digest, model, endpoint, signature; never the key).
 Examples:
     >>> judge = evaluate.load("rubric_judge", "math-feedback", model="gpt-5-mini")
     >>> results = judge.compute(

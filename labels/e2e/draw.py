@@ -1,25 +1,57 @@
-"""Draw the end-to-end validation paragraphs from SEFORA students of the validation/test splits (never in labels/ training or validation). Run: python labels/e2e/draw.py labels/e2e/paragraphs.jsonl
-import json, random, sys
+"""Draw the end-to-end validation paragraphs from SEFORA students of the validation and
+test splits (never in labels/ training or validation): 1-5 non-empty instructor comments,
+50-350 words, at most two paragraphs per essay, 48 in all, fixed seed.
+
+Run: python labels/e2e/draw.py labels/e2e/paragraphs.jsonl
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
 from collections import Counter
 from pathlib import Path
+
 from sefora_dataset.build import config_rows, split_of
 from sefora_dataset.read import read_corpus
-rows = config_rows(read_corpus(Path("/work/shared/data/SEFORA"), progress=False))["paragraphs"]
-pool = [r for split in rows.values() for r in split
+
+
+def main() -> None:
+    corpus = read_corpus(Path("../shared/data/SEFORA"), progress=False)
+    rows = config_rows(corpus)["paragraphs"]
+    pool = [
+        r
+        for split in rows.values()
+        for r in split
         if split_of(r["student_id"]) in ("validation", "test")
         and 1 <= len([c for c in r["instructor_comments"] if c.strip()]) <= 5
-        and 50 <= len(r["body"].split()) <= 350]
-pool.sort(key=lambda r: r["paragraph_id"])
-random.Random(16).shuffle(pool)
-out, per_essay = [], Counter()
-for r in pool:
-    if per_essay[r["essay_id"]] >= 2: continue
-    per_essay[r["essay_id"]] += 1
-    out.append(r)
-    if len(out) == 48: break
-with open(sys.argv[1], "w") as f:
-    for i, r in enumerate(out):
-        f.write(json.dumps({"e2e_id": f"e{i:03d}", "paragraph_id": r["paragraph_id"], "student_id": r["student_id"],
-            "split": split_of(r["student_id"]), "body": r["body"],
-            "instructor_comments": [c for c in r["instructor_comments"] if c.strip()]}, ensure_ascii=False) + "\n")
-print(len(pool), len(out), Counter(split_of(r["student_id"]) for r in out), len({r["student_id"] for r in out}))
+        and 50 <= len(r["body"].split()) <= 350
+    ]
+    pool.sort(key=lambda r: r["paragraph_id"])
+    random.Random(16).shuffle(pool)
+    out: list[dict] = []
+    per_essay: Counter[str] = Counter()
+    for r in pool:
+        if per_essay[r["essay_id"]] >= 2:
+            continue
+        per_essay[r["essay_id"]] += 1
+        out.append(r)
+        if len(out) == 48:
+            break
+    with open(sys.argv[1], "w", encoding="utf-8") as f:
+        for i, r in enumerate(out):
+            row = {
+                "e2e_id": f"e{i:03d}",
+                "paragraph_id": r["paragraph_id"],
+                "student_id": r["student_id"],
+                "split": split_of(r["student_id"]),
+                "body": r["body"],
+                "instructor_comments": [c for c in r["instructor_comments"] if c.strip()],
+            }
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    print(len(pool), "candidates,", len(out), "drawn")
+
+
+if __name__ == "__main__":
+    main()

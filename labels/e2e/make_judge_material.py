@@ -41,15 +41,25 @@ def main() -> None:
         ] + [(texts[(paragraphs[j]["e2e_id"], "K")]["text"], "K", "off_paragraph")]
         rng.shuffle(pool)
         shown = []
-        for letter, (text, writer, kind) in zip("ABCD", pool):
+        for letter, (text, writer, kind) in zip("ABCD", pool, strict=True):
             candidates.append(
-                {"candidate_id": f"{p['e2e_id']}{letter}", "e2e_id": p["e2e_id"],
-                 "letter": letter, "writer": writer, "kind": kind, "text": text}
+                {
+                    "candidate_id": f"{p['e2e_id']}{letter}",
+                    "e2e_id": p["e2e_id"],
+                    "letter": letter,
+                    "writer": writer,
+                    "kind": kind,
+                    "text": text,
+                }
             )
             shown.append({"letter": letter, "text": text})
         material.append(
-            {"e2e_id": p["e2e_id"], "body": p["body"],
-             "instructor_comments": p["instructor_comments"], "candidates": shown}
+            {
+                "e2e_id": p["e2e_id"],
+                "body": p["body"],
+                "instructor_comments": p["instructor_comments"],
+                "candidates": shown,
+            }
         )
     with (HERE / "candidates.jsonl").open("w", encoding="utf-8") as out:
         out.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in candidates)

@@ -103,3 +103,19 @@ def build_draft(
     if overall:
         draft["annotations"] = [{"grades": {}, "comment": c} for c in overall]
     return draft
+
+
+def build_parsed_draft(bodies: list[str], spans: list[Span], overall: list[str]) -> dict:
+    """:func:`build_draft` for a parsed file, one tail for both formats.
+
+    Paragraphs that hold only whitespace or only a submission stamp are dropped and the
+    spans' paragraph numbers follow.
+    """
+    keep = [i for i, b in enumerate(bodies) if b.strip() and not is_submission_line(b)]
+    renumber = {old: new for new, old in enumerate(keep)}
+    kept = [
+        Span(s.type, renumber[s.para], s.start, s.end, s.comment, s.color, s.order)
+        for s in spans
+        if s.para in renumber
+    ]
+    return build_draft([bodies[i] for i in keep], kept, overall)

@@ -32,11 +32,13 @@ import zipfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from ..errors import ParseError
-from .anchor import Span, build_draft, is_submission_line
+from .anchor import Span, build_parsed_draft, is_submission_line
 from .legend import Legend, load_legend
 
+T = TypeVar("T")
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 W14 = "http://schemas.microsoft.com/office/word/2010/wordml"
 W15 = "http://schemas.microsoft.com/office/word/2012/wordml"
@@ -130,7 +132,7 @@ def _run_format(run, legend: Legend) -> tuple[str | None, bool, bool]:
             fill = (shd.get(A_FILL) or "").strip()
             if len(fill) == 6 and fill.lower() not in ("auto", "ffffff"):
                 try:
-                    rgb = tuple(int(fill[i : i + 2], 16) for i in (0, 2, 4))
+                    rgb = (int(fill[0:2], 16), int(fill[2:4], 16), int(fill[4:6], 16))
                 except ValueError:
                     rgb = None
                 if rgb is not None:
@@ -291,7 +293,7 @@ def _open(path: Path):
         raise ParseError(path, f"corrupt DOCX ({type(err).__name__}: {err})") from err
 
 
-def _runs_of(flags: list, start: int, end: int) -> list[tuple[int, int, object]]:
+def _runs_of(flags: list[T], start: int, end: int) -> list[tuple[int, int, T]]:
     """Maximal stretches [a, b) of equal truthy values in flags[start:end]."""
     out = []
     i = start
@@ -352,6 +354,7 @@ def parse_docx(path: str | Path, legend: Legend | str | Path | None = None) -> d
         whole = (
             first_text is not None
             and (sp, so) <= (first_text, 0)
+            and last_text is not None
             and (ep, eo) >= (last_text, len(paras[last_text].chars))
         )
         if whole:
@@ -380,23 +383,15 @@ def parse_docx(path: str | Path, legend: Legend | str | Path | None = None) -> d
         free_colour = [
             c if c and not claimed_hl[pi][i] else None for i, c in enumerate(para.colour)
         ]
-        for a, b, colour in _runs_of(free_colour, 0, n):
+        for a, b, run_colour in _runs_of(free_colour, 0, n):
             order += 1
-            spans.append(Span("highlight", pi, a, b, "", colour, order))
+            spans.append(Span("highlight", pi, a, b, "", run_colour, order))
         free_struck = [bool(s and not claimed_st[pi][i]) for i, s in enumerate(para.struck)]
         for a, b, _ in _runs_of(free_struck, 0, n):
             order += 1
             spans.append(Span("strikeout", pi, a, b, "", None, order))
 
-    bodies = [p.text for p in paras]
-    keep = [i for i, b in enumerate(bodies) if b.strip() and not is_submission_line(b)]
-    renumber = {old: new for new, old in enumerate(keep)}
-    spans = [
-        Span(s.type, renumber[s.para], s.start, s.end, s.comment, s.color, s.order)
-        for s in spans
-        if s.para in renumber
-    ]
-    return build_draft([bodies[i] for i in keep], spans, overall)
+    return build_parsed_draft([p.text for p in paras], spans, overall)
 
 
 def _id_key(cid: str):

@@ -19,10 +19,11 @@ Closeness is the CIE76 colour difference (Euclidean distance in CIELAB); ``max_d
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+
+from sefora_common.jsonl import decode_json
 
 from ..errors import SeforaError
 
@@ -115,9 +116,12 @@ class Legend:
         An optional key ``"max_distance"`` (a number) sets the closeness threshold.
         """
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            data, problems = decode_json(Path(path).read_text(encoding="utf-8"))
         except (OSError, ValueError) as err:
             raise LegendError(f"{path}: cannot read legend: {err}") from err
+        if problems:
+            where, message = problems[0]
+            raise LegendError(f"{path}: {where}: {message}")
         if not isinstance(data, dict):
             raise LegendError(f"{path}: a legend is a JSON object name -> [r, g, b]")
         data = dict(data)

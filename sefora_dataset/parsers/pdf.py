@@ -1,36 +1,53 @@
 """Annotated PDF drafts -> the corpus draft structure (PyMuPDF, deterministic).
 
-What the parser does, in order:
+Word processors (Word, Google Docs, Pages, LibreOffice) do not store text as text: they
+store glyphs at positions, often without the spaces at line ends, never with tabs, and
+sometimes out of reading order. So word and paragraph boundaries come from the glyphs'
+geometry, measured on each document itself. In order:
 
 1. **Characters.** Every character of the page text (``rawdict`` with whitespace and
-   ligatures preserved and no synthesized spaces) is kept, with its box and baseline.
-   Pieces of text on one baseline are merged into visual lines, read top to bottom and
-   left to right (a single text column, as in student essays).
+   ligatures preserved and no synthesized spaces) is kept with its box. MuPDF's spans
+   (runs of one font) are grouped into visual lines by baseline, and a line's runs are
+   merged by position, each keeping its drawing order: glyphs drawn later in a fallback
+   font land where they stand, a ligature's zero-width followers stay in place.
 2. **Page furniture.** A line near the top or bottom edge whose text (digits ignored)
    recurs at the same height on at least two pages and on at least 40% of them -- a
    running header ("Okafor 3"), a footer, a page number -- is removed; so is a lone
    page-number line ("3", "Page 3 of 7", "Okafor 3") at the very edge of the page, and
-   any line that is only a submission stamp ("Submitted: Oct 3, 2022 9:14 PM", see
-   :func:`~sefora_dataset.parsers.anchor.is_submission_line`).
-3. **Paragraphs** are rebuilt from layout, not from PDF blocks: a new paragraph starts
-   after a vertical gap wider than 1.3 line pitches (a bigger font gets a bigger pitch),
-   at a change of font size, or -- in documents that mark paragraphs by indents rather
-   than gaps -- at a first-line indent (first visible character right of the left
-   margin by more than ~0.6 em); in gap-separated documents an indented line without a
-   gap is a line break with a tab. A centred line continues a centred line above it when
-   its first word would not have fitted there (a wrapped title). At a page break a
-   paragraph goes on unless the next page starts indented, or (in documents that
-   separate paragraphs by gaps) the last line of the page ended short. Documents with
-   neither gaps nor indents break paragraphs at short lines.
-4. **Line joins** inside a paragraph: a line that ended short (the next line's first word
-   would have fitted) is a forced line break (``"\\n"``); otherwise lines are joined
-   directly when the line ends (or the next starts) with a whitespace character, and by
-   one space otherwise -- except in files whose wrapped lines carry their trailing
-   spaces, where a line ending without one was broken inside a word (a hyphen, a URL)
-   and is joined directly. A whitespace glyph followed by a jump far wider than itself
-   (to a tab stop) is a tab (``"\\t"``); a wide gap between two visible characters
-   without any whitespace glyph is a space.
-5. **Annotations.** Highlight, Underline, Squiggly and StrikeOut annotations are
+   any line that is only a submission stamp (see
+   :func:`~sefora_dataset.parsers.anchor.is_submission_line`). Everything below is
+   measured without them.
+3. **The layout's measures.** Left margin: the leftmost line start (whitespace glyphs
+   included, so lines typed with leading spaces start at the margin) shared by a tenth
+   of the lines. Right margin: the rightmost end of a line with a space in it (only a
+   word too long for a line runs past the margin). Line pitch: the smallest common
+   baseline distance. Fonts: how much taller a line holding a fallback font (CJK,
+   symbols) is set, per font, from the document's own lines. Whether paragraphs are
+   spaced, indented or neither; whether the text is justified (wrapped lines end at the
+   margin); whether wrapped lines keep their trailing space.
+4. **Paragraphs.** On a page, a new paragraph starts after vertical space beyond the
+   pitch (net of what taller fonts explain), at a change of font size, at a first-line
+   indent in documents that do not space their paragraphs, or after a line that ended
+   -- the next line's first word would have fitted after it, or (justified text) it
+   stops short of the margin -- except that where paragraphs are spaced such a line is a
+   line break (``"\n"``); in documents marked by indents, a few unindented starts are
+   line breaks too. A centred line continues a centred line above it when its first word
+   would not have fitted there (a wrapped title). Across a page break the layout of both
+   pages decides: a new paragraph when the next page starts indented or lower than its
+   other pages' first lines, when the last line ended, or -- in spaced documents -- when
+   another line would have fitted on the page (the next paragraph's space did not),
+   unless that is widow control.
+5. **Line joins.** A line break is a space unless the PDF kept the whitespace, the line
+   ends with a hyphen, dash or slash attached to its word (keep it, add nothing) or with
+   a character after which a URL breaks, the next line starts with an attached dash, a
+   script written without spaces (CJK, Thai, ...) is on either side, or the two pieces
+   form one word longer than a line. Inside a line, a gap between visible glyphs with
+   no whitespace glyph is a space (none between ideographs), a whitespace glyph followed
+   by a jump to a tab stop is a tab, and a paragraph indented without any glyph starts
+   with typed tabs when the indent is not the document's formatting (see
+   :func:`_leads`). Whitespace written without a glyph gets a box, so a highlight that
+   reaches over it takes it.
+6. **Annotations.** Highlight, Underline, Squiggly and StrikeOut annotations are
    anchored from their quads (the characters whose centre lies in a quad), one
    annotation per paragraph touched; the two halves of a highlight split over a page
    break are merged. Highlight colour comes from rendering the highlighted region (the
@@ -48,6 +65,7 @@ Context strings are 20 characters (see :mod:`.anchor`).
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections import Counter, defaultdict
@@ -58,7 +76,7 @@ import numpy as np
 import pymupdf
 
 from ..errors import ParseError
-from .anchor import Span, build_draft, is_submission_line
+from .anchor import Span, build_parsed_draft, is_submission_line
 from .legend import GENERIC, Legend, load_legend
 
 TEXT_FLAGS = (
@@ -81,10 +99,12 @@ HIGHLIGHT_TYPES = {
     pymupdf.PDF_ANNOT_STRIKE_OUT: "strikeout",
 }
 NOTE_TYPES = {pymupdf.PDF_ANNOT_TEXT, pymupdf.PDF_ANNOT_FREE_TEXT}
-BREAK_WS = frozenset(" \t\u200b\u2002\u2003\u2009\u200a\u3000")
+DASHES = frozenset("\u2013\u2014")
+URL_BREAKS = frozenset("?=&#%_~+")  # where a layout may break a URL
+NO_BREAK = frozenset("\u00a0\u2007\u202f")  # spaces a line never breaks at
 
 
-@dataclass
+@dataclass(slots=True)
 class Char:
     c: str
     x0: float
@@ -101,12 +121,15 @@ class Line:
     baseline: float
     chars: list[Char]
     size: float
+    fonts: frozenset[str]
     para: int = -1
     text: str = ""
     top: float = 0.0
     bottom: float = 0.0
     first_vis: int = -1  # index of the first non-whitespace character, -1 if none
     last_vis: int = -1
+    # whitespace the parser wrote without a glyph (line-break spaces, tabs), with boxes
+    virtual: list[Char] = field(default_factory=list)
 
     def finish(self) -> None:
         self.text = "".join(ch.c for ch in self.chars)
@@ -126,21 +149,37 @@ class Line:
 
     @property
     def ends_with_space(self) -> bool:
-        return self.chars[-1].c in BREAK_WS or self.chars[-1].c.isspace()
+        return self.chars[-1].c.isspace()
 
     @property
     def starts_with_space(self) -> bool:
-        return self.chars[0].c in BREAK_WS or self.chars[0].c.isspace()
+        return self.chars[0].c.isspace()
+
+    @property
+    def inner_space(self) -> bool:
+        """Whether the visible text has a whitespace glyph inside (something to stretch)."""
+        return any(ch.c.isspace() for ch in self.chars[self.first_vis : self.last_vis])
 
     def first_word_width(self) -> float:
+        """Width of the text before the first place a line could break."""
         if self.first_vis < 0:
             return 0.0
-        start = self.chars[self.first_vis]
-        end = start
+        start = end = self.chars[self.first_vis]
         for ch in self.chars[self.first_vis :]:
-            if ch.c.isspace():
+            if ch.c.isspace() and ch.c not in NO_BREAK:
                 break
             end = ch
+        return end.x1 - start.x0
+
+    def last_word_width(self) -> float:
+        """Width of the text after the last place a line could break."""
+        if self.last_vis < 0:
+            return 0.0
+        end = start = self.chars[self.last_vis]
+        for ch in reversed(self.chars[: self.last_vis + 1]):
+            if ch.c.isspace() and ch.c not in NO_BREAK:
+                break
+            start = ch
         return end.x1 - start.x0
 
 
@@ -178,9 +217,15 @@ def _open(path: Path) -> pymupdf.Document:
 
 
 def _page_lines(page: pymupdf.Page, number: int) -> list[Line]:
-    """Visual lines of one page: MuPDF lines merged by baseline, in reading order."""
+    """Visual lines of one page, top to bottom, each in reading order.
+
+    MuPDF's spans (runs of one font) are grouped by baseline; a line's runs are merged
+    by position, each keeping its own drawing order, so that glyphs a word processor
+    drew later in a fallback font land where they stand, while a ligature's zero-width
+    followers and kerned neighbours stay in order.
+    """
     raw = page.get_text("rawdict", flags=TEXT_FLAGS)
-    pieces: list[tuple[float, float, list[Char], float]] = []
+    runs: list[tuple[float, float, str, list[Char]]] = []
     for block in raw["blocks"]:
         if block.get("type", 0) != 0:
             continue
@@ -188,40 +233,43 @@ def _page_lines(page: pymupdf.Page, number: int) -> list[Line]:
             dx, dy = line["dir"]
             if abs(dy) > 0.1 or dx <= 0:  # rotated or vertical text (watermarks, margins)
                 continue
-            chars: list[Char] = []
-            baseline = None
-            sizes = []
             for span in line["spans"]:
                 size = float(span["size"]) or 1.0
-                for ch in span["chars"]:
-                    x0, y0, x1, y1 = ch["bbox"]
-                    chars.append(Char(ch["c"], x0, y0, x1, y1, size))
-                    if baseline is None:
-                        baseline = ch["origin"][1]
-                sizes.append(size)
-            if chars:
-                pieces.append((baseline, chars[0].x0, chars, max(sizes)))
-    pieces.sort(key=lambda p: (p[0], p[1]))
-    groups: list[list[tuple[float, float, list[Char], float]]] = []
-    for piece in pieces:
+                chars = [Char(ch["c"], *_box(ch["bbox"]), size) for ch in span["chars"]]
+                if chars:
+                    runs.append((span["chars"][0]["origin"][1], size, span["font"], chars))
+    runs.sort(key=lambda r: r[0])
+    groups: list[list[tuple[float, float, str, list[Char]]]] = []
+    for run in runs:
         if groups:
             last = groups[-1]
-            ref_base = last[0][0]
-            tol = 0.5 * min(piece[3], min(p[3] for p in last))
-            if abs(piece[0] - ref_base) <= tol:
-                last.append(piece)
+            tol = 0.5 * min(run[1], min(r[1] for r in last))
+            if abs(run[0] - last[0][0]) <= tol:
+                last.append(run)
                 continue
-        groups.append([piece])
+        groups.append([run])
     lines = []
     for group in groups:
-        group.sort(key=lambda p: p[1])
-        chars = [ch for p in group for ch in p[2]]
+        if len(group) == 1:
+            chars = group[0][3]
+        else:
+            chars = list(heapq.merge(*(r[3] for r in group), key=_x0))
         sizes = Counter(round(ch.size, 1) for ch in chars if not ch.c.isspace())
-        size = sizes.most_common(1)[0][0] if sizes else group[0][3]
-        line = Line(number, group[0][0], chars, size)
+        size = sizes.most_common(1)[0][0] if sizes else group[0][1]
+        fonts = frozenset(r[2] for r in group if any(not ch.c.isspace() for ch in r[3]))
+        line = Line(number, group[0][0], chars, size, fonts)
         line.finish()
         lines.append(line)
     return lines
+
+
+def _box(bbox: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+    x0, y0, x1, y1 = bbox
+    return x0, y0, x1, y1
+
+
+def _x0(ch: Char) -> float:
+    return ch.x0
 
 
 # ---------------------------------------------------------------------------- furniture
@@ -270,6 +318,31 @@ def _remove_furniture(pages: list[_Page]) -> None:
 
 # --------------------------------------------------------------------------- paragraphs
 
+# Characters after which a line may break without a space: hyphens and dashes, a slash
+# (a URL, "and/or"), a soft hyphen.
+BREAK_AFTER = frozenset("-\u00ad\u2010\u2011\u2012\u2013\u2014/")
+# Scripts written without spaces between words: no space at their line breaks or gaps.
+UNSPACED = (
+    (0x0E00, 0x0EFF),  # Thai, Lao
+    (0x1000, 0x109F),  # Myanmar
+    (0x1780, 0x17FF),  # Khmer
+    (0x2E80, 0x2FDF),  # CJK radicals
+    (0x3000, 0x30FF),  # CJK punctuation, Hiragana, Katakana
+    (0x3100, 0x31FF),  # Bopomofo, Katakana extensions
+    (0x3400, 0x4DBF),  # CJK extension A
+    (0x4E00, 0x9FFF),  # CJK unified ideographs
+    (0xF900, 0xFAFF),  # CJK compatibility ideographs
+    (0xFE30, 0xFE4F),  # CJK compatibility forms
+    (0xFF00, 0xFFEF),  # fullwidth forms
+    (0x20000, 0x3FFFF),  # CJK extensions B-H
+)
+TAB_STOP = 36.0  # pt: the default tab interval of word processors (0.5 in, LibreOffice 1.25 cm)
+
+
+def _unspaced(c: str) -> bool:
+    o = ord(c)
+    return o >= 0x0E00 and any(lo <= o <= hi for lo, hi in UNSPACED)
+
 
 def _mode(values: list[float], default: float) -> float:
     if not values:
@@ -277,87 +350,247 @@ def _mode(values: list[float], default: float) -> float:
     return Counter(values).most_common(1)[0][0]
 
 
-def _percentile(values: list[float], q: float, default: float) -> float:
-    if not values:
-        return default
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * (len(ordered) - 1) + 0.5))]
+@dataclass
+class _Metrics:
+    """The body text's layout, measured on the document itself."""
+
+    left: float  # left margin
+    right: float  # right margin (where full lines end)
+    pitch: float  # baseline distance of consecutive body lines
+    space: float  # width of a space in the body font
+    size: float  # body font size
+    heights: _FontHeights
+    para_space: float | None  # the usual extra space between paragraphs (None: not spaced)
+    gap_style: bool  # paragraphs separated by vertical space
+    flush: bool  # paragraphs marked by neither space nor indents
+    justified: bool
+    keeps_spaces: bool  # wrapped lines keep their trailing space when it fits
+    page_centre: float
+    bottom: float  # lowest body baseline on any page
+    top: float  # highest first baseline on the pages after the first
+
+
+def _same_size(a: Line, b: Line) -> bool:
+    return abs(a.size - b.size) <= 0.15 * max(a.size, b.size)
+
+
+def _left_margin(vis: list[Line]) -> float:
+    """The leftmost line start shared by enough lines.
+
+    A line's start is its first glyph, whitespace included, so lines that begin with
+    typed spaces still start at the margin; first-line indents and centred lines start
+    further right, and a few stray lines further left (a hanging number) are ignored.
+    """
+    starts = Counter(round(ln.chars[0].x0) for ln in vis)
+    need = max(2, 0.1 * len(vis))
+    shared = [x for x, n in starts.items() if n >= need]
+    if shared:
+        return float(min(shared))
+    return float(starts.most_common(1)[0][0]) if starts else 0.0
+
+
+def _metrics(lines: list[Line], page_width: float) -> _Metrics:
+    vis = [ln for ln in lines if ln.first_vis >= 0]
+    size = _mode([ln.size for ln in vis], 11.0)
+    body = [ln for ln in vis if abs(ln.size - size) <= 0.15 * size]
+    left = _left_margin(vis) if vis else 0.0
+    # a line with a space in it never runs past the margin (only a word too long for a
+    # line can), so the rightmost end of such lines is the margin
+    # line can), so the rightmost end of such lines is the margin -- unless no line came
+    # within an inch of the margin a left margin of the same width would give
+    ends = [ln.x1_vis for ln in body or vis if ln.inner_space]
+    right = max(ends, default=0.0)
+    if right < page_width - left - 72.0:
+        right = page_width - left
+    pairs = [
+        (a, b)
+        for a, b in zip(lines, lines[1:], strict=False)
+        if a.page == b.page and b.baseline > a.baseline and _same_size(a, b)
+    ]
+    body_pairs = [(a, b) for a, b in pairs if abs(a.size - size) <= 0.15 * size]
+    deltas = [round(b.baseline - a.baseline, 1) for a, b in body_pairs]
+    # the line pitch is the smallest common distance (in documents of short spaced
+    # paragraphs, the distance across a paragraph space may be the most common one)
+    counts = Counter(deltas)
+    common = [d for d, n in counts.items() if n >= max(2, 0.15 * len(deltas))]
+    pitch = min(common) if common else _mode(deltas, 1.2 * size)
+    near = [d for d in deltas if abs(d - pitch) <= 0.3]
+    pitch = sorted(near)[len(near) // 2] if near else pitch
+    spaces = [ch.x1 - ch.x0 for ln in body for ch in ln.chars if ch.c == " " and ch.x1 > ch.x0]
+    space = sorted(spaces)[len(spaces) // 2] if spaces else 0.25 * size
+    fonts = Counter(f for ln in body for f in ln.fonts)
+    body_font = fonts.most_common(1)[0][0] if fonts else ""
+    heights = _font_heights(body_pairs, pitch, body_font)
+    spaced = [
+        b.baseline - a.baseline - pitch
+        for a, b in body_pairs
+        if heights.extra(a, b) is None and b.baseline - a.baseline - pitch > _jitter(pitch)
+    ]
+    para_space = sorted(spaced)[len(spaced) // 2] if spaced else None
+    m = _Metrics(
+        left,
+        right,
+        pitch,
+        space,
+        size,
+        heights,
+        para_space,
+        False,
+        False,
+        False,
+        False,
+        page_width / 2,
+        0.0,
+        0.0,
+    )
+    gaps = indents = flush_lines = wrapped = roomy = kept = 0
+    for a, b in body_pairs:
+        if _gap(a, b, m):
+            gaps += 1
+        elif _indented(b, m):
+            indents += 1
+        elif a.inner_space and not _is_short(a, b, m):
+            wrapped += 1
+            flush_lines += _flush_right(a, m)
+            if a.x1_vis + 2 * m.space < m.right:  # there was room for the space
+                roomy += 1
+                kept += a.ends_with_space
+    m.gap_style = gaps > indents
+    m.flush = gaps + indents == 0
+    m.justified = wrapped >= 3 and flush_lines >= 0.6 * wrapped
+    m.keeps_spaces = roomy >= 3 and kept >= 0.9 * roomy
+    bottoms = [max(ln.baseline for ln in page_lines) for page_lines in _by_page(body).values()]
+    m.bottom = max(bottoms) if bottoms else 0.0
+    tops = [min(ln.baseline for ln in pl) for p, pl in _by_page(body).items() if p > 0]
+    m.top = min(tops) if tops else 0.0
+    return m
+
+
+def _by_page(lines: list[Line]) -> dict[int, list[Line]]:
+    out: dict[int, list[Line]] = defaultdict(list)
+    for ln in lines:
+        out[ln.page].append(ln)
+    return out
 
 
 @dataclass
-class _Metrics:
-    left: float
-    right: float
-    pitch: float
-    space: float
-    size: float
-    trailing_ws: bool
-    gap_style: bool
-    flush: bool
+class _FontHeights:
+    """How much farther from its neighbours a line is set when it holds other fonts.
+
+    Word processors make a line as tall as its tallest font: a line with CJK or symbol
+    glyphs from a fallback font sits lower below the line above (the font rises higher)
+    and the next line sits lower below it (it drops deeper). Each font's rise and drop
+    is the smallest extra distance seen where the other line holds only the body font
+    (or fonts measured as no taller); a font seen once is never taken to add more than
+    a fifth of a line. ``joint`` covers combinations no single font explains.
+    """
+
+    plain: frozenset[str]  # the body font and fonts measured as no taller
+    rise: dict[str, float]
+    drop: dict[str, float]
+    joint: dict[tuple[frozenset[str], frozenset[str]], float]
+
+    def extra(self, a: Line, b: Line) -> float | None:
+        """Extra distance the two lines' fonts explain; None when both hold plain fonts."""
+        above, below = a.fonts - self.plain, b.fonts - self.plain
+        if not above and not below:
+            return None
+        if all(f in self.drop for f in above) and all(f in self.rise for f in below):
+            return max((self.drop[f] for f in above), default=0.0) + max(
+                (self.rise[f] for f in below), default=0.0
+            )
+        return self.joint.get((above, below), 0.0)
 
 
-def _metrics(lines: list[Line]) -> _Metrics:
-    vis = [ln for ln in lines if ln.first_vis >= 0]
-    left = _mode([round(ln.x0_vis) for ln in vis], vis[0].x0_vis if vis else 0.0)
-    right = _percentile([ln.x1_vis for ln in vis], 0.95, left + 400)
-    deltas = []
-    for a, b in zip(lines, lines[1:], strict=False):
-        if a.page == b.page and b.baseline > a.baseline:
-            deltas.append(round((b.baseline - a.baseline) * 2) / 2)
-    pitch = _mode(deltas, 14.0)
-    spaces = [ch.x1 - ch.x0 for ln in lines for ch in ln.chars if ch.c == " " and ch.x1 > ch.x0]
-    space = (
-        sorted(spaces)[len(spaces) // 2]
-        if spaces
-        else 0.25 * _mode([ln.size for ln in lines], 11.0)
-    )
-    # Do wrapped lines keep their trailing space? (look at lines followed at normal pitch)
-    followed = [
-        a
-        for a, b in zip(lines, lines[1:], strict=False)
-        if a.page == b.page and abs((b.baseline - a.baseline) - pitch) < 0.2 * pitch
-    ]
-    trailing = sum(1 for a in followed if a.ends_with_space)
-    trailing_ws = bool(followed) and trailing > 0.5 * len(followed)
-    size = _mode([ln.size for ln in vis], 11.0)
-    gaps = indents = 0
-    for a, b in zip(lines, lines[1:], strict=False):
-        if a.page != b.page or abs(a.size - b.size) > 0.15 * max(a.size, b.size):
-            continue  # (a title in a bigger font says nothing about the body's style)
-        if b.baseline - a.baseline > 1.3 * pitch * max(1.0, b.size / size):
-            gaps += 1
-        elif b.first_vis >= 0 and b.x0_vis > left + max(0.6 * b.size, 5.0):
-            indents += 1
-    return _Metrics(
-        left, right, pitch, space, size, trailing_ws, gaps > indents, gaps + indents == 0
-    )
+def _least(values: list[float], cap: float) -> float:
+    return max(0.0, min(values) if len(values) > 1 else min(values[0], cap))
+
+
+def _font_heights(pairs: list[tuple[Line, Line]], pitch: float, body_font: str) -> _FontHeights:
+    plain = frozenset([body_font])
+    cap = 0.2 * pitch
+    rise: dict[str, float] = {}
+    drop: dict[str, float] = {}
+    for _ in range(2):  # the second round treats fonts measured flat as plain
+        rises: dict[str, list[float]] = defaultdict(list)
+        drops: dict[str, list[float]] = defaultdict(list)
+        joint: dict[tuple[frozenset[str], frozenset[str]], list[float]] = defaultdict(list)
+        for a, b in pairs:
+            above, below = a.fonts - plain, b.fonts - plain
+            excess = b.baseline - a.baseline - pitch
+            if below and not above:
+                for f in below:
+                    rises[f].append(excess)
+            elif above and not below:
+                for f in above:
+                    drops[f].append(excess)
+            if above or below:
+                joint[(above, below)].append(excess)
+        rise = {f: _least(v, cap) for f, v in rises.items()}
+        drop = {f: _least(v, cap) for f, v in drops.items()}
+        flat = {f for f in rise if rise[f] < 0.5 and drop.get(f, 0.0) < 0.5}
+        flat |= {f for f in drop if drop[f] < 0.5 and rise.get(f, 0.0) < 0.5}
+        if not flat - plain:
+            break
+        plain = plain | flat
+    return _FontHeights(plain, rise, drop, {k: _least(v, cap) for k, v in joint.items()})
+
+
+def _gap(a: Line, b: Line, m: _Metrics) -> bool:
+    """Is there vertical space between the two lines of one page beyond the line pitch?
+
+    Between lines of the body font, any space beyond jitter counts. Where a line holds a
+    taller font, the space its font explains is taken off, and what remains must also be
+    near the document's usual paragraph space (half a line where it has none), since a
+    fallback font's height varies from line to line.
+    """
+    excess = b.baseline - a.baseline - m.pitch * max(1.0, b.size / m.size)
+    extra = m.heights.extra(a, b)
+    if extra is None:
+        return excess > _jitter(m.pitch)
+    usual = m.para_space - 1.0 if m.para_space else 0.5 * m.pitch
+    return excess - extra > _jitter(m.pitch) and excess > usual
+
+
+def _jitter(pitch: float) -> float:
+    """Extra baseline distance still within one paragraph's lines (rounding, sub/superscripts)."""
+    return max(1.5, 0.08 * pitch)
 
 
 def _is_short(a: Line, b: Line, m: _Metrics) -> bool:
     """Would the first word of ``b`` have fitted at the end of ``a``?"""
     if b.first_vis < 0 or a.first_vis < 0:
         return False
-    room = m.right - a.x1_vis - m.space
+    room = m.right - a.x1_vis - m.space * a.size / m.size
     return b.first_word_width() < room - 1.0
+
+
+def _flush_right(a: Line, m: _Metrics) -> bool:
+    return a.x1_vis >= m.right - max(3.0, 0.25 * a.size)
+
+
+def _ended(a: Line, b: Line, m: _Metrics) -> bool:
+    """Did ``a`` end before the margin (a paragraph end or a line break, not a wrap)?
+
+    A line ended when the next line's first word would have fitted after it. In justified
+    text a wrapped line is also stretched to the margin, so one that stops short ended --
+    unless reaching the margin would have stretched its spaces by more than one and a
+    half times their width, which some layout engines refuse to do.
+    """
+    if _is_short(a, b, m):
+        return True
+    if not m.justified or _flush_right(a, m):
+        return False
+    gaps = sum(1 for ch in a.chars[a.first_vis : a.last_vis] if ch.c.isspace())
+    return gaps > 0 and (m.right - a.x1_vis) / gaps <= 1.5 * m.space * a.size / m.size
 
 
 def _indented(b: Line, m: _Metrics) -> bool:
     return b.first_vis >= 0 and b.x0_vis > m.left + max(0.6 * b.size, 5.0)
 
 
-def _gap_limit(a: Line, b: Line, m: _Metrics) -> float:
-    """Baseline distance beyond which two lines belong to different paragraphs.
-
-    The line pitch is measured on the body text; a line in a bigger font (a title) gets a
-    proportionally bigger pitch. A change of font size between two lines is a paragraph
-    break by itself (the limit is then 0).
-    """
-    if abs(a.size - b.size) > 0.15 * max(a.size, b.size):
-        return 0.0
-    return 1.3 * m.pitch * max(1.0, b.size / m.size)
-
-
 def _centred(line: Line, m: _Metrics, min_indent: float | None = None) -> bool:
+    """Is the line centred (and indented, or beyond ``min_indent``)?"""
     if line.first_vis < 0:
         return False
     if min_indent is None:
@@ -365,83 +598,278 @@ def _centred(line: Line, m: _Metrics, min_indent: float | None = None) -> bool:
             return False
     elif line.x0_vis <= m.left + min_indent:
         return False
-    return abs((line.x0_vis + line.x1_vis) / 2 - (m.left + m.right) / 2) <= 3.0
+    middle = (line.x0_vis + line.x1_vis) / 2
+    # centred between the margins, or on the page (the right margin may be estimated short);
+    # text that starts on a tab stop was more likely tabbed there, unless centred exactly
+    off = min(abs(middle - (m.left + m.right) / 2), abs(middle - m.page_centre))
+    return off <= (0.5 if _on_tab_stop(line.x0_vis - m.left) else 3.0)
 
 
-def _line_text(line: Line, m: _Metrics, start_offset: int) -> str:
-    """The line's characters as body text; sets each character's offset."""
+PARA, BREAK, JOIN = "para", "break", "join"
+
+
+def _same_page_break(a: Line, b: Line, m: _Metrics) -> str:
+    """How line ``b`` follows line ``a`` above it on the same page."""
+    if b.baseline <= a.baseline or not _same_size(a, b) or _gap(a, b, m):
+        return PARA
+    if _centred(a, m, 0.5) and _centred(b, m):
+        # a centred block (a title) wraps when the next word did not fit
+        space = m.space * b.size / m.size
+        room = (m.right - m.left) - (a.x1_vis - a.x0_vis) - space
+        return JOIN if b.first_word_width() >= room - 1.0 else PARA
+    if _indented(b, m) and not m.gap_style:
+        return PARA
+    if _ended(a, b, m):
+        # where paragraphs are spaced, a line that ended without a gap is a line break
+        return BREAK if m.gap_style else PARA
+    return JOIN
+
+
+def _page_break(a: Line, b: Line, m: _Metrics, kinds: list[str], i: int, lines: list[Line]) -> str:
+    """How line ``b``, first on its page, follows line ``a``, last on the page before.
+
+    A new paragraph when ``b`` is indented, when ``a`` ended short, when ``b`` sits lower
+    than the other pages' first lines (an empty paragraph or space before it), or -- in
+    documents that space their paragraphs -- when another line would have fitted below
+    ``a`` (the next paragraph's space did not), unless that is widow control at work
+    (``b``'s paragraph then ends after one more line). A nearly full last line on a full
+    page leaves it open: the paragraph goes on.
+    """
+    if not _same_size(a, b) or _indented(b, m) or _ended(a, b, m):
+        return PARA
+    if m.top and b.baseline > m.top + 0.5 * m.pitch:
+        return PARA
+    taller = m.heights.extra(a, b) or 0.0  # a line with a taller font needs more room
+    if m.gap_style and a.baseline + m.pitch + taller <= m.bottom + 0.5:
+        rest = 0
+        for k in range(i + 1, len(lines)):
+            if lines[k].page != b.page or kinds[k] == PARA:
+                break
+            rest += 1
+        widow = rest == 1 and a.baseline + 2 * m.pitch > m.bottom + 0.5
+        return JOIN if widow else PARA
+    return JOIN
+
+
+def _join(a: Line, b: Line, m: _Metrics) -> str:
+    """What stands between two lines of one paragraph: a space or nothing.
+
+    A break is a space unless it needs none: the PDF kept the whitespace; the line ends
+    with a hyphen, dash or slash attached to its word (a spaced dash is followed by a
+    space), with a character after which a URL breaks, or the next line starts with a
+    dash attached to its word; a script without spaces (CJK, Thai, ...) is on either side;
+    or the two pieces are one word wider than a line (a word too long for a line starts
+    one and is broken where it stops fitting). In a document whose wrapped lines keep
+    their trailing space, a spaced dash at the end of a line that had room for the space
+    and kept none was not spaced.
+    """
+    if a.ends_with_space or b.starts_with_space or a.last_vis < 0 or b.first_vis < 0:
+        return ""
+    last, first = a.chars[a.last_vis].c, b.chars[b.first_vis].c
+    kept_none = m.keeps_spaces and a.x1_vis + 2 * m.space * a.size / m.size < m.right
+    if last in BREAK_AFTER:
+        spaced = last != "/" and a.last_vis > 0 and a.chars[a.last_vis - 1].c.isspace()
+        return " " if spaced and not kept_none else ""
+    if last in URL_BREAKS and _in_url(a):
+        return ""
+    if (
+        first in DASHES
+        and b.first_vis + 1 < len(b.chars)
+        and not b.chars[b.first_vis + 1].c.isspace()
+    ):
+        return ""
+    if _unspaced(last) or _unspaced(first):
+        return ""
+    if not a.inner_space and a.last_word_width() + b.first_word_width() > m.right - m.left - 1.0:
+        return ""
+    return " "
+
+
+def _in_url(a: Line) -> bool:
+    """Does ``a`` end inside a URL (its last word holds a scheme or www.)?"""
+    k = a.last_vis
+    while k >= 0 and not a.chars[k].c.isspace():
+        k -= 1
+    word = "".join(ch.c for ch in a.chars[k + 1 : a.last_vis + 1]).lower()
+    return "://" in word or word.startswith("www.")
+
+
+def _line_text(line: Line, m: _Metrics, start_offset: int, lead: str) -> str:
+    """The line's characters as body text; sets each character's offset.
+
+    ``lead`` is whitespace to write before the first glyph (a tab the PDF did not keep).
+    A whitespace glyph right after its predecessor and followed by a jump far wider than
+    itself (to a tab stop) is a tab (a space glyph is the tab; after another whitespace
+    glyph such as a no-break space, a tab follows it). A gap between two visible glyphs
+    without any whitespace glyph is a space (a tab when wider than four spaces), except
+    between characters of scripts without spaces and before a line-end hyphen.
+    """
     out = []
     chars = line.chars
     offset = start_offset
+    if lead:
+        first = chars[0]
+        line.virtual.append(Char(lead, m.left, line.top, first.x0, line.bottom, first.size, offset))
+        out.append(lead)
+        offset += len(lead)
     for i, ch in enumerate(chars):
         c = ch.c
         if i > 0:
             prev = chars[i - 1]
+            gap = ch.x0 - prev.x1
             if (
-                not prev.c.isspace()
+                gap > 0.15 * ch.size
+                and not prev.c.isspace()
                 and not c.isspace()
-                and ch.x0 - prev.x1 > 0.3 * ch.size
-                and prev.c not in "\u200b"
+                and prev.c != "\u200b"
+                and not (_unspaced(prev.c) or _unspaced(c))
+                and not (c in BREAK_AFTER and i == line.last_vis)
             ):
-                out.append(" ")
+                fill = "\t" if gap > 4 * m.space * ch.size / m.size else " "
+                line.virtual.append(
+                    Char(fill, prev.x1, line.top, ch.x0, line.bottom, ch.size, offset)
+                )
+                out.append(fill)
                 offset += 1
-        if c == " " and i + 1 < len(chars):
+        ch.offset = offset
+        if c.isspace() and i + 1 < len(chars):
             width = max(ch.x1 - ch.x0, 0.1)
             advance = chars[i + 1].x0 - ch.x0
-            if advance > 3.2 * width and advance > 8.0:
-                c = "\t"
-        ch.offset = offset
+            attached = i == 0 or ch.x0 - chars[i - 1].x1 <= 0.3 * width
+            if advance > 3.2 * width and advance > 8.0 and attached:
+                if c == " ":
+                    c = "\t"
+                elif c != "\t":
+                    out.append(c)
+                    offset += 1
+                    line.virtual.append(
+                        Char("\t", ch.x1, line.top, chars[i + 1].x0, line.bottom, ch.size, offset)
+                    )
+                    c = "\t"
         out.append(c)
         offset += len(c)
     return "".join(out)
+
+
+def _starts(kinds: list[str]) -> list[tuple[int, int]]:
+    """(first line, number of lines) of every paragraph."""
+    out: list[tuple[int, int]] = []
+    for i, kind in enumerate(kinds):
+        if kind == PARA:
+            out.append((i, 1))
+        elif out:
+            out[-1] = (out[-1][0], out[-1][1] + 1)
+    return out
+
+
+def _flush_starts(lines: list[Line], kinds: list[str], m: _Metrics) -> tuple[list[int], dict]:
+    """Paragraphs of several lines starting at the margin after a line that ended, and the
+    indented ones (line index -> indent)."""
+    flush: list[int] = []
+    indents: dict[int, float] = {}
+    for i, n in _starts(kinds):
+        ln = lines[i]
+        if ln.first_vis != 0 or any(_centred(x, m) for x in lines[i : i + n]):
+            continue  # (a centred block: a title)
+        if _indented(ln, m):
+            indents[i] = ln.x0_vis - m.left
+        elif n >= 2 and ln.x0_vis - m.left < 2.0 and (i == 0 or _ended(lines[i - 1], ln, m)):
+            flush.append(i)  # (after a line that ended: not the second half of a split)
+    return flush, indents
+
+
+def _soft_breaks(lines: list[Line], kinds: list[str], m: _Metrics) -> None:
+    """In documents that mark paragraphs by indents, read a few unindented ones as breaks.
+
+    There, a line that ended short followed by one at the margin is a new paragraph that
+    was not indented or a line break inside one. When such starts are rare beside the
+    indented ones (a tenth at most), the indent is the document's habit and they are line
+    breaks; otherwise they are paragraphs (indents typed on some paragraphs only).
+    """
+    if m.gap_style:
+        return
+    flush, indents = _flush_starts(lines, kinds, m)
+    if not flush or len(flush) > 0.1 * len(indents):
+        return
+    for i in flush:
+        a, b = lines[i - 1] if i else None, lines[i]
+        if a is not None and a.page == b.page and _same_size(a, b) and not _gap(a, b, m):
+            kinds[i] = BREAK
+
+
+def _leads(lines: list[Line], kinds: list[str], m: _Metrics) -> dict[int, str]:
+    """Tabs to write at paragraph starts that are indented without any glyph.
+
+    Word processors export a tab as a jump, and a typed tab looks like a first-line
+    indent. The smallest indent is formatting -- unless some paragraphs of several lines
+    start at the margin: then the indents were typed (one tab per tab stop passed, every
+    half inch). Beyond the formatting indent the extra is typed, and so is an indent
+    after a line break.
+    """
+    flush, indents = _flush_starts(lines, kinds, m)
+    base = 0.0 if flush or not indents else min(indents.values())
+    out = {}
+    for i, amount in indents.items():
+        if amount - base > max(0.6 * lines[i].size, 5.0):
+            out[i] = _tabs(base, amount)
+    # after a line break only typed tabs indent (formatting indents the first line)
+    for i, kind in enumerate(kinds):
+        ln = lines[i]
+        if kind == BREAK and ln.first_vis == 0 and _indented(ln, m):
+            out[i] = _tabs(0.0, ln.x0_vis - m.left)
+    return out
+
+
+def _on_tab_stop(x: float) -> bool:
+    """Is ``x`` (pt from the margin) on a default tab stop (every 0.5 in or 1.25 cm)?"""
+    return x > 5.0 and any(abs(x - step * round(x / step)) <= 0.25 for step in (TAB_STOP, 35.43))
+
+
+def _tabs(start: float, end: float) -> str:
+    """The tabs that jump from ``start`` to ``end`` (pt from the margin): one per stop passed."""
+    stops = math.floor(end / TAB_STOP + 0.1) - math.floor(start / TAB_STOP + 0.1)
+    return "\t" * max(1, stops)
 
 
 def _paragraphs(pages: list[_Page]) -> list[str]:
     lines = [ln for page in pages for ln in page.lines]
     if not lines:
         return []
-    m = _metrics(lines)
+    m = _metrics(lines, pages[0].width)
+    kinds = [PARA] * len(lines)
+    for i in range(1, len(lines)):
+        if lines[i].page == lines[i - 1].page:
+            kinds[i] = _same_page_break(lines[i - 1], lines[i], m)
+    for i in range(1, len(lines)):
+        if lines[i].page != lines[i - 1].page:
+            kinds[i] = _page_break(lines[i - 1], lines[i], m, kinds, i, lines)
+    _soft_breaks(lines, kinds, m)
+    leads = _leads(lines, kinds, m)
     bodies: list[list[str]] = []
     lengths: list[int] = []
-    prev: Line | None = None
-    for line in lines:
-        new_para = prev is None
-        sep = ""
-        if prev is not None:
-            wrapped_centre = False
-            if line.page == prev.page:
-                gap = line.baseline - prev.baseline
-                if gap > _gap_limit(prev, line, m) or gap < 0:
-                    new_para = True
-                elif _centred(prev, m, 0.5) and _centred(line, m):
-                    # a centred block (a title) wraps when the next word did not fit
-                    space = m.space * line.size / m.size
-                    room = (m.right - m.left) - (prev.x1_vis - prev.x0_vis) - space
-                    wrapped_centre = line.first_word_width() >= room - 1.0
-                    new_para = not wrapped_centre
-                elif _indented(line, m) and not m.gap_style or _is_short(prev, line, m) and m.flush:
-                    new_para = True
-            else:
-                if _indented(line, m) or (_is_short(prev, line, m) and (m.gap_style or m.flush)):
-                    new_para = True
-            if not new_para:
-                if _is_short(prev, line, m) and not wrapped_centre:
-                    sep = "\n"
-                elif prev.ends_with_space or line.starts_with_space or m.trailing_ws:
-                    sep = ""
-                else:
-                    sep = " "
-        if new_para:
+    for i, line in enumerate(lines):
+        kind = kinds[i]
+        if kind == PARA:
             bodies.append([])
             lengths.append(0)
-        elif sep:
-            bodies[-1].append(sep)
-            lengths[-1] += len(sep)
+        else:
+            prev = lines[i - 1]
+            sep = "\n" if kind == BREAK else _join(prev, line, m)
+            if sep == " ":
+                last = prev.chars[-1]
+                width = m.space * prev.size / m.size
+                prev.virtual.append(
+                    Char(
+                        " ", last.x1, prev.top, last.x1 + width, prev.bottom, prev.size, lengths[-1]
+                    )
+                )
+            if sep:
+                bodies[-1].append(sep)
+                lengths[-1] += len(sep)
         line.para = len(bodies) - 1
-        text = _line_text(line, m, lengths[-1])
+        text = _line_text(line, m, lengths[-1], leads.get(i, ""))
         bodies[-1].append(text)
         lengths[-1] += len(text)
-        prev = line
     return ["".join(parts) for parts in bodies]
 
 
@@ -467,7 +895,7 @@ def _hits(lines: list[Line], rect: pymupdf.Rect) -> list[tuple[int, int]]:
     for line in lines:
         if line.para < 0 or line.bottom < rect.y0 or line.top > rect.y1:
             continue
-        for ch in line.chars:
+        for ch in line.chars + line.virtual:
             cx = (ch.x0 + ch.x1) / 2
             cy = (ch.y0 + ch.y1) / 2
             if rect.x0 - 0.01 <= cx < rect.x1 - 0.01 and rect.y0 <= cy <= rect.y1:
@@ -720,12 +1148,5 @@ def parse_pdf(path: str | Path, legend: Legend | str | Path | None = None) -> di
         raws, overall = _annotations(doc, pages, legend)
     finally:
         doc.close()
-    # Drop paragraphs that hold only whitespace (and renumber the annotations' anchors).
-    keep = [i for i, b in enumerate(bodies) if b.strip()]
-    renumber = {old: new for new, old in enumerate(keep)}
-    spans = [
-        Span(r.type, renumber[r.para], r.start, r.end, r.comment, r.color, r.order)
-        for r in raws
-        if r.para in renumber
-    ]
-    return build_draft([bodies[i] for i in keep], spans, overall)
+    spans = [Span(r.type, r.para, r.start, r.end, r.comment, r.color, r.order) for r in raws]
+    return build_parsed_draft(bodies, spans, overall)

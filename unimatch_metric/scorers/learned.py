@@ -109,13 +109,14 @@ def predict_pairs(
     encoder: TunedEncoder,
     reader: PairReader,
     pairs: Sequence[tuple[str, str]],
+    progress: bool | None = None,
 ) -> np.ndarray:
     """The scorer's 0–4 score of each pair: the mean of the trees' and the pair reader's."""
     if not pairs:
         return np.zeros(0)
     texts = pair_texts(pairs)
     index = {t: i for i, t in enumerate(texts)}
-    states = encoder.bottom_states(texts)
+    states = encoder.bottom_states(texts, progress)
     trees = predict_score(model, pair_features(pairs, encoder, states))
     read = reader.expected_scores(
         states, [index[a] for a, _ in pairs], [index[b] for _, b in pairs]
@@ -129,25 +130,27 @@ class LearnedScorer:
 
     name = "learned"
 
-    def __init__(self, path: Path = SCORER_FILE) -> None:
+    def __init__(self, path: Path = SCORER_FILE, progress: bool | None = None) -> None:
         self.model = load_model(path)
         self.encoder = tuned_encoder(path)
         self.reader = pair_reader(path)
         self.cache_namespace = model_namespace("score", path)
+        self.progress = progress
 
     @property
     def config(self) -> dict[str, Any]:
-        """The learned scorer and its embedding model."""
+        """The learned scorer, its embedding model and the digest of its model file."""
         return {
             "model": "learned-scorer",
             "embedding": "all-MiniLM-L6-v2, top layers fine-tuned (bi-encoder and pair reader)",
+            "digest": self.cache_namespace[-1],
         }
 
     def score(self, pairs: Sequence[tuple[str, str]]) -> list[float | UniMatchError]:
         """Predict a 0–4 score for each pair; identical units (up to case and spacing) get 4."""
         if not pairs:
             return []
-        predicted = predict_pairs(self.model, self.encoder, self.reader, pairs)
+        predicted = predict_pairs(self.model, self.encoder, self.reader, pairs, self.progress)
         return [
             4.0 if normalise(a) == normalise(b) else float(s)
             for (a, b), s in zip(pairs, predicted, strict=True)

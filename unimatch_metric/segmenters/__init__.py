@@ -32,7 +32,7 @@ __all__ = ["SEGMENTERS", "Segmenter", "Units", "segment", "segment_outcomes"]
 def _learned(options: Options) -> Segmenter:
     from unimatch_metric.segmenters.learned import LearnedSegmenter
 
-    return LearnedSegmenter()
+    return LearnedSegmenter(progress=options.progress)
 
 
 def _rules(options: Options) -> Segmenter:
@@ -80,6 +80,8 @@ def segment(
     if isinstance(texts, str):
         raise TypeError("texts must be a list of strings, not one string")
     opts = Options.from_kwargs(segmenter=segmenter, **options)
+    name = SEGMENTERS.backend_name(opts.segmenter, opts)
+    opts.check_used(options, segmenter=name, scorer=None, pipeline=False)
     backend = SEGMENTERS.create(opts.segmenter, opts)
     results = []
     for outcome in segment_outcomes(list(texts), backend, opts):

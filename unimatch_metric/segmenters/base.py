@@ -37,7 +37,7 @@ class CallableSegmenter:
     """A user function ``text -> list of units`` (stripped, empty ones dropped; not cached)."""
 
     cache_namespace = None
-    config: dict[str, Any] = {}
+    config: dict[str, Any] = {"custom": True}
 
     def __init__(self, func: Callable[[str], Sequence[str]]) -> None:
         self.func = func

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from sefora_common.progress import progress_bar
 from unimatch_metric.encoder import import_torch, layer_states, load_embedding_model
 from unimatch_metric.errors import UniMatchError
 from unimatch_metric.features import (
@@ -243,9 +244,10 @@ def windows(n: int) -> list[int]:
     return [*starts, n - _WINDOW]
 
 
-def cut_states(texts: Sequence[str]) -> list[np.ndarray]:
+def cut_states(texts: Sequence[str], progress: bool | None = None) -> list[np.ndarray]:
     """MiniLM token states at each candidate cut of each text: at layers `CUT_LAYERS`, the
     first word piece after the cut and the last one before it (rows follow `candidate_cuts`).
+    A `progress_bar` counts the encoder windows.
     """
     torch = import_torch()
     model = load_embedding_model()
@@ -269,7 +271,10 @@ def cut_states(texts: Sequence[str]) -> list[np.ndarray]:
     order = sorted(jobs, key=lambda job: -min(len(pieces[job[0]]) - job[1], _WINDOW))
     tokenizer = model.tokenizer
     cls, sep, pad = tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id
-    with torch.inference_mode():
+    with (
+        progress_bar(total=len(order), desc="segmenting", unit="window", show=progress) as bar,
+        torch.inference_mode(),
+    ):
         for b in range(0, len(order), 64):
             batch = order[b : b + 64]
             ids = [[cls, *pieces[t][w : w + _WINDOW], sep] for t, w in batch]
@@ -282,6 +287,7 @@ def cut_states(texts: Sequence[str]) -> list[np.ndarray]:
             for k, (t, w) in enumerate(batch):
                 for row, j in jobs[(t, w)]:
                     out[t][row] = np.concatenate([states[k, j], states[k, j - 1]])
+            bar.update(len(batch))
     return out
 
 
@@ -291,10 +297,13 @@ def logistic(model: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-(z + float(model["cut_lr.intercept"]))))
 
 
-def cut_probabilities(model: dict[str, np.ndarray], texts: Sequence[str]) -> list[np.ndarray]:
+def cut_probabilities(
+    model: dict[str, np.ndarray], texts: Sequence[str], progress: bool | None = None
+) -> list[np.ndarray]:
     """The probability that a unit starts at each candidate cut of each text: the mean of the
     trees' over `segmenter_features` and the logistic layer's over `cut_states`."""
-    return mean_probabilities(model, [segmenter_features(t) for t in texts], cut_states(texts))
+    surface = [segmenter_features(t) for t in texts]
+    return mean_probabilities(model, surface, cut_states(texts, progress))
 
 
 def mean_probabilities(
@@ -314,11 +323,13 @@ def cut_units(text: str, accept: Sequence[bool] | np.ndarray) -> list[str]:
     return [piece for piece in _pieces(text, keep) if piece]
 
 
-def segment_with(model: dict[str, np.ndarray], texts: Sequence[str]) -> list[list[str]]:
+def segment_with(
+    model: dict[str, np.ndarray], texts: Sequence[str], progress: bool | None = None
+) -> list[list[str]]:
     """The units of ``texts`` under segmenter ``model``."""
     return [
         cut_units(text, p > float(model["cut_at"]))
-        for text, p in zip(texts, cut_probabilities(model, texts), strict=True)
+        for text, p in zip(texts, cut_probabilities(model, texts, progress), strict=True)
     ]
 
 
@@ -326,15 +337,21 @@ class LearnedSegmenter:
     """Boundary classifier over candidate cuts (``models/segmenter.npz``; results cached)."""
 
     name = "learned"
-    config: dict[str, Any] = {
-        "model": "learned-segmenter",
-        "embedding": "all-MiniLM-L6-v2, frozen layers 2-4",
-    }
 
-    def __init__(self, path: Path = SEGMENTER_FILE) -> None:
+    def __init__(self, path: Path = SEGMENTER_FILE, progress: bool | None = None) -> None:
         self.model = load_model(path)
         self.cache_namespace = model_namespace("segment", path)
+        self.progress = progress
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The learned segmenter, its embedding model and the digest of its model file."""
+        return {
+            "model": "learned-segmenter",
+            "embedding": "all-MiniLM-L6-v2, frozen layers 2-4",
+            "digest": self.cache_namespace[-1],
+        }
 
     def segment(self, texts: Sequence[str]) -> list[list[str] | UniMatchError]:
         """Cut each text at the candidates the classifier accepts (one batched prediction)."""
-        return list(segment_with(self.model, texts))
+        return list(segment_with(self.model, texts, self.progress))

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from sefora_common.progress import progress_bar
 from unimatch_metric.encoder import PairReader, TunedEncoder, import_torch
 
 __all__ = ["FIT_PARAMS", "fine_tune", "fit_pair_reader"]
@@ -54,7 +55,7 @@ def fine_tune(
     states: Sequence[Any],
     pairs: Sequence[tuple[int, int]],
     scores: Sequence[float] | np.ndarray,
-    progress: bool = True,
+    progress: bool | None = None,
     params: Mapping[str, Any] = FIT_PARAMS,
 ) -> None:
     """Train ``encoder``'s tuned top layers so that the cosine of each pair nears score/4.
@@ -62,8 +63,6 @@ def fine_tune(
     ``states`` are `bottom_states` of the texts that ``pairs`` index, computed once and
     shared by every encoder trained on them; ``params`` is the recipe (`FIT_PARAMS`).
     """
-    from tqdm.auto import tqdm
-
     torch = import_torch()
     p = params
     left = np.asarray([a for a, _ in pairs])
@@ -77,7 +76,7 @@ def fine_tune(
         encoder.tuned.train()
         size = int(p["batch_size"])
         steps = int(p["epochs"]) * math.ceil(len(pairs) / size)
-        with tqdm(total=steps, desc="Fine-tuning MiniLM", disable=not progress) as bar:
+        with progress_bar(total=steps, desc="Fine-tuning MiniLM", show=progress) as bar:
             for _ in range(int(p["epochs"])):
                 for batch in _batches(lengths, size):
                     ids = list(dict.fromkeys([*left[batch], *right[batch]]))
@@ -114,7 +113,7 @@ def fit_pair_reader(
     states: Sequence[Any],
     pairs: Sequence[tuple[int, int]],
     scores: Sequence[float] | np.ndarray,
-    progress: bool = True,
+    progress: bool | None = None,
     params: Mapping[str, Any] = FIT_PARAMS,
 ) -> None:
     """Train ``reader`` to predict each pair's score distribution (cross-entropy).
@@ -122,8 +121,6 @@ def fit_pair_reader(
     ``states`` are `TunedEncoder.bottom_states` of the texts that ``pairs`` index;
     ``params`` is the recipe (`FIT_PARAMS`, its ``pair_*`` entries).
     """
-    from tqdm.auto import tqdm
-
     torch = import_torch()
     p = params
     left = np.asarray([a for a, _ in pairs])
@@ -146,7 +143,7 @@ def fit_pair_reader(
         module.train()
         size = int(p["batch_size"])
         steps = int(p["pair_epochs"]) * math.ceil(len(pairs) / size)
-        with tqdm(total=steps, desc="Fine-tuning the pair reader", disable=not progress) as bar:
+        with progress_bar(total=steps, desc="Fine-tuning the pair reader", show=progress) as bar:
             for _ in range(int(p["pair_epochs"])):
                 for batch in _batches(lengths, size):
                     logits = reader.logits(

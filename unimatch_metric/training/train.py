@@ -16,6 +16,7 @@ import numpy as np
 
 from sefora_common import jsonl
 from sefora_common.io import write_bytes, write_text
+from sefora_common.progress import progress_bar
 from unimatch_metric.encoder import PairReader, TunedEncoder
 from unimatch_metric.errors import UniMatchInputError
 from unimatch_metric.models import (
@@ -129,7 +130,7 @@ def _write_reference(
 
 
 def _fit_scorer(
-    pair_train: list[dict], progress: bool, fit_params: Mapping[str, Any]
+    pair_train: list[dict], progress: bool | None, fit_params: Mapping[str, Any]
 ) -> tuple[dict[str, np.ndarray], TunedEncoder, PairReader]:
     """Fine-tune MiniLM on all pairs, fit the trees on out-of-fold features, and fine-tune
     the pair reader on all pairs.
@@ -225,7 +226,7 @@ def train_offline(
     out_dir: Path = MODEL_DIR,
     limit: int | None = None,
     cut_thresholds: Sequence[float] = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65),
-    progress: bool = True,
+    progress: bool | None = None,
     fit_params: Mapping[str, Any] = FIT_PARAMS,
 ) -> dict[str, Any]:
     """Fit both learned models on the ``train`` part of ``labels_dir`` and save them.
@@ -236,8 +237,6 @@ def train_offline(
     the fine-tuning recipe (`FIT_PARAMS`), both for quick checks; the defaults make the
     shipped models.
     """
-    from tqdm.auto import tqdm
-
     segments = read_labels(labels_dir / "segments.jsonl")[:limit]
     pairs = read_labels(labels_dir / "pairs.jsonl")[:limit]
     seg_train = [r for r in segments if r["part"] == "train"]
@@ -248,7 +247,7 @@ def train_offline(
         raise UniMatchInputError(
             labels_dir, "part", "no training rows (part == 'train') to learn from"
         )
-    steps = tqdm(total=3, desc="Training offline models", disable=not progress)
+    steps = progress_bar(total=3, desc="Training offline models", show=progress)
 
     seg_model, report = _fit_segmenter(seg_train, cut_thresholds)
     if seg_val:

@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from sefora_common.errors import MissingExtraError
+
 TREE_PARAMS = {"n_estimators": 200, "max_depth": 3, "learning_rate": 0.05, "subsample": 0.8}
 
 
@@ -27,9 +29,7 @@ def fit_trees(
     try:
         from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
     except ImportError as err:
-        raise ImportError(
-            "retraining the learned models needs scikit-learn: pip install 'sefora-toolkit[local]'"
-        ) from err
+        raise MissingExtraError("retraining the learned models", "local", err.name) from err
     kind = GradientBoostingClassifier if classify else GradientBoostingRegressor
     model = kind(random_state=seed, **{**TREE_PARAMS, **params}).fit(x, y)
     trees = [est.tree_ for est in model.estimators_[:, 0]]

@@ -170,10 +170,10 @@ def score_paragraph(
         return _error(str(err))
     except FutureTimeout:
         return _error(f"No result within {DEADLINE:g} s: {backend} is too slow or busy.")
+    except (ValueError, TypeError) as err:  # options the library rejects (UniMatchOptionError)
+        return _error(_redact(f"Invalid input: {err}", api_key))
     except unimatch_metric.UniMatchError as err:
         return _error(_redact(f"{backend[0].upper()}{backend[1:]} failed: {err}", api_key))
-    except (ValueError, TypeError) as err:  # options the library rejects (e.g. via the API)
-        return _error(_redact(f"Invalid input: {err}", api_key))
     except ImportError as err:
         return _error(f"The offline scorer is not installed: {err}")
     except Exception as err:  # never a stack trace in the page; the key is never logged

@@ -1,12 +1,13 @@
 # Copyright 2026 SEFORA toolkit contributors. Licensed under the Apache License, Version 2.0.
-"""UniMatch metric: a thin `evaluate` wrapper over the ``unimatch_metric`` library."""
+"""UniMatch metric: a thin `evaluate` wrapper over the ``unimatch_metric`` library, which
+the ``sefora-toolkit`` distribution installs (its ``local`` extra: the offline backends)."""
 
 import inspect
 
 import datasets
 import evaluate
 
-import unimatch_metric
+import unimatch_metric  # From: sefora-toolkit[local]
 
 _CITATION = """\
 @article{oskoui2026sefora,
@@ -28,7 +29,9 @@ matched weight PHI, soft precision PHI/(4|P|), recall PHI/(4|G|) and F1. With a 
 tau, pairs scoring at least tau count as matches and hard P/R/F1 follow. Precision, recall
 and F1 are macro averages (means over paragraphs); micro_* figures pool all paragraphs.
 Segmentation and scoring use an OpenAI-compatible LLM when a model or endpoint is given,
-and an offline baseline otherwise (rule-based segmenter, MiniLM embedding scorer).
+and otherwise the learned offline segmenter and scorer shipped with the library (boosted
+trees and fine-tuned MiniLM layers, CPU, no download). Every result's config carries a
+signature naming the version, backends, model digests, prompt version and threshold.
 """
 
 _KWARGS_DESCRIPTION = """
@@ -36,11 +39,11 @@ Args:
     predictions (`list` of `str` or of `list` of `str`): per paragraph, the generated
         feedback, either one text to segment or a list of ready feedback units.
     references (`list` of `list` of `str`): per paragraph, the instructor's comments.
-    segmenter (`str` or callable): "auto" (default), "llm", "offline", "rules" or a
-        function text -> units.
-    scorer (`str` or callable): "auto" (default), "llm", "offline", "embedding", "exact",
-        or a function taking a list of (reference unit, predicted unit) pairs and returning
-        one 0-4 score per pair.
+    segmenter (`str` or callable): "auto" (default), "llm", "offline" (= "learned"),
+        "rules", or a function text -> units.
+    scorer (`str` or callable): "auto" (default), "llm", "offline" (= "learned"),
+        "embedding", "exact", or a function taking a list of (reference unit, predicted
+        unit) pairs and returning one 0-4 score per pair.
     threshold (`float`, optional): tau for the hard variant; None (default) is soft.
     model (`str`), base_url (`str`), api_key (`str`): the OpenAI-compatible LLM backend.
     batch_size (`int`): pairs per LLM scoring request (default 50).
@@ -54,7 +57,8 @@ Returns:
     micro_precision, micro_recall, micro_f1: pooled over paragraphs (0-1).
     mean_predicted_units, mean_reference_units: units per paragraph.
     n_examples: paragraphs scored; n_failed: paragraphs left out (on_error="skip").
-    config: backends, model and endpoint used (never the API key).
+    config: backends, model and endpoint used (never the API key), and "signature", one
+        line such as "unimatch:0.1.0|seg:learned@e695e895|score:learned@7acfa8de|...".
     details: per paragraph (with return_details=True).
 Examples:
     >>> unimatch = evaluate.load("unimatch", scorer="exact")
@@ -76,15 +80,40 @@ _MODULE_ARGS = set(inspect.signature(evaluate.EvaluationModule.__init__).paramet
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Unimatch(evaluate.Metric):
-    """UniMatch as an `evaluate.Metric`; options given to `evaluate.load` become defaults."""
+    """UniMatch as an `evaluate.Metric`; options given to `evaluate.load` become defaults,
+    checked there (an unknown backend fails at load time, not at the first `compute`)."""
 
     def __init__(self, cache_dir=None, **kwargs):
         module_kwargs = {key: kwargs.pop(key) for key in _MODULE_ARGS & set(kwargs)}
-        super().__init__(cache_dir=cache_dir, **module_kwargs)
-        # evaluate's own cache_dir (its Arrow buffers) also holds the score cache, if given.
-        if cache_dir is not None:
+        # evaluate's own cache_dir (its Arrow buffers) also holds the score cache, if any.
+        if cache_dir is not None and kwargs.get("use_cache", True):
             kwargs.setdefault("cache_dir", cache_dir)
         self._unimatch = unimatch_metric.UniMatch(**kwargs)
+        super().__init__(cache_dir=cache_dir, **module_kwargs)
+
+    # The inputs are checked before evaluate sees them: its own check does not say which
+    # item is wrong, and it cannot store an empty batch.
+
+    def add(self, *, prediction=None, reference=None, **kwargs):
+        """As `evaluate.Metric.add`, the example checked first."""
+        unimatch_metric.check_inputs([prediction], [reference])
+        super().add(prediction=prediction, reference=reference, **kwargs)
+
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """As `evaluate.Metric.add_batch`, the examples checked first; an empty batch adds
+        nothing."""
+        unimatch_metric.check_inputs(predictions, references)
+        if len(predictions):
+            super().add_batch(predictions=predictions, references=references, **kwargs)
+
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """As `evaluate.Metric.compute`; no example at all gives UniMatch's empty result
+        (``n_examples`` 0, every figure None)."""
+        if predictions is not None or references is not None:
+            unimatch_metric.check_inputs(predictions, references)
+            if not len(predictions) and not len(self) and self.num_process == 1:
+                return self._unimatch.compute([], [], **kwargs)
+        return super().compute(predictions=predictions, references=references, **kwargs)
 
     def _info(self):
         return evaluate.MetricInfo(
