@@ -247,24 +247,3 @@ def test_fine_tuned_layers_leave_the_embedding_baseline_untouched() -> None:
     baseline = load_embedding_model().encode(texts, normalize_embeddings=True)
     np.testing.assert_allclose(original, baseline, atol=1e-5)
     assert not np.allclose(tuned, original, atol=1e-3)
-
-
-def test_pair_reader_scores_do_not_depend_on_batching_or_padding() -> None:
-    scorer = LearnedScorer()
-    texts = [
-        "Nice hook.",
-        "Cite a source for the second claim, and say where the figure comes from.",
-        "Who is she?",
-        "The opening question pulls the reader in.",
-    ]
-    states = scorer.encoder.bottom_states(texts)
-    left, right = [0, 2, 1, 0], [3, 1, 3, 1]
-    together = scorer.reader.expected_scores(states, left, right)
-    alone = [
-        scorer.reader.expected_scores(states, [a], [b])[0] for a, b in zip(left, right, strict=True)
-    ]
-    np.testing.assert_allclose(together, alone, atol=1e-4)
-    assert all(0 <= s <= 4 for s in together)
-    # It reads which unit is on which side: the instructor's side has its own marker.
-    swapped = scorer.reader.expected_scores(states, right, left)
-    assert not np.allclose(together, swapped, atol=1e-4)

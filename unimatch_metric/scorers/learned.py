@@ -1,14 +1,9 @@
-"""The learned scorer: the mean of two models of the 0–4 score, clipped to 0–4.
+"""The learned scorer: gradient-boosted trees on the cosine of the two units' MiniLM
+embeddings, its top two layers fine-tuned on the labelled pairs, the original MiniLM cosine,
+feedback-category cues and word and quote overlap, predicting the 0–4 score (clipped).
 
-- gradient-boosted trees on the cosine of the two units' MiniLM embeddings, its top two
-  layers fine-tuned on the labelled pairs, the original MiniLM cosine, feedback-category
-  cues and word and quote overlap;
-- the pair reader (`unimatch_metric.encoder.PairReader`): another fine-tuned copy of the
-  top two layers reading both units together, the mean of its predicted distribution.
-
-Both share one pass of MiniLM's frozen bottom layers over each distinct text. Deterministic
-and CPU-only; the trees and the fine-tuned layers (fp16) load from ``models/scorer.npz``
-(`unimatch_metric.training.train` fits them).
+Deterministic and CPU-only; the trees and the fine-tuned layers (fp16) load from
+``models/scorer.npz`` (`unimatch_metric.training.train` fits them).
 """
 
 from __future__ import annotations
@@ -21,15 +16,14 @@ from typing import Any
 import numpy as np
 
 from sefora_common.text import normalise
-from unimatch_metric.encoder import PairReader, TunedEncoder
+from unimatch_metric.encoder import TunedEncoder
 from unimatch_metric.errors import UniMatchError
 from unimatch_metric.features import QUOTED, content_words, unit_features
 from unimatch_metric.models import SCORER_FILE, load_model, model_namespace
 from unimatch_metric.trees import predict_raw
 
-#: Prefixes of the fine-tuned bi-encoder layers' and the pair reader's arrays in the ``.npz``.
+#: Prefix of the fine-tuned MiniLM layers' arrays inside the scorer's ``.npz``.
 TUNED_PREFIX = "minilm."
-READER_PREFIX = "pair."
 
 
 @functools.lru_cache(maxsize=4)
@@ -41,35 +35,20 @@ def tuned_encoder(path: Path) -> TunedEncoder:
     )
 
 
-@functools.lru_cache(maxsize=4)
-def pair_reader(path: Path) -> PairReader:
-    """The scorer's pair reader (loaded once)."""
-    model = load_model(path)
-    return PairReader(
-        {k[len(READER_PREFIX) :]: v for k, v in model.items() if k.startswith(READER_PREFIX)}
-    )
-
-
-def pair_texts(pairs: Sequence[tuple[str, str]]) -> list[str]:
-    """The distinct texts of ``pairs`` in first-seen order (the row order of their states)."""
-    return list(dict.fromkeys(t for pair in pairs for t in pair))
-
-
 def pair_features(
-    pairs: Sequence[tuple[str, str]], encoder: TunedEncoder, states: Sequence[Any]
+    pairs: Sequence[tuple[str, str]], encoder: TunedEncoder, progress: bool | None = None
 ) -> np.ndarray:
-    """Features of each (instructor unit, model unit) pair for the trees.
+    """Features of each (instructor unit, model unit) pair: cosines + category cues.
 
     The fine-tuned and the original MiniLM cosine, cue agreement, each unit's cues, word and
-    quote overlap. ``states`` are the `TunedEncoder.bottom_states` of `pair_texts`. The
-    embeddings' element-wise products are left out: on the validation part they made the
-    trees 100x slower to fit and no better.
+    quote overlap. The embeddings' element-wise products are left out: on the validation
+    part they made the trees 100x slower to fit and no better.
     """
     if not pairs:
         return np.zeros((0, 0))
-    texts = pair_texts(pairs)
+    texts = list(dict.fromkeys(t for pair in pairs for t in pair))
     index = {t: i for i, t in enumerate(texts)}
-    vectors, original = encoder.embed(states)
+    vectors, original = encoder.encode(texts, progress)
     units = np.asarray([unit_features(t) for t in texts])
     words = [content_words(t) for t in texts]
     quotes = [{q.lower() for q in QUOTED.findall(t)} for t in texts]
@@ -104,36 +83,14 @@ def predict_score(model: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
     return np.clip(predict_raw(model, x), 0.0, 4.0)
 
 
-def predict_pairs(
-    model: dict[str, np.ndarray],
-    encoder: TunedEncoder,
-    reader: PairReader,
-    pairs: Sequence[tuple[str, str]],
-    progress: bool | None = None,
-) -> np.ndarray:
-    """The scorer's 0–4 score of each pair: the mean of the trees' and the pair reader's."""
-    if not pairs:
-        return np.zeros(0)
-    texts = pair_texts(pairs)
-    index = {t: i for i, t in enumerate(texts)}
-    states = encoder.bottom_states(texts, progress)
-    trees = predict_score(model, pair_features(pairs, encoder, states))
-    read = reader.expected_scores(
-        states, [index[a] for a, _ in pairs], [index[b] for _, b in pairs]
-    )
-    return np.clip((trees + read) / 2, 0.0, 4.0)
-
-
 class LearnedScorer:
-    """Boosted trees on fine-tuned MiniLM features and a pair reader, averaged
-    (``models/scorer.npz``; results cached)."""
+    """Boosted trees on fine-tuned MiniLM features (``models/scorer.npz``; results cached)."""
 
     name = "learned"
 
     def __init__(self, path: Path = SCORER_FILE, progress: bool | None = None) -> None:
         self.model = load_model(path)
         self.encoder = tuned_encoder(path)
-        self.reader = pair_reader(path)
         self.cache_namespace = model_namespace("score", path)
         self.progress = progress
 
@@ -142,7 +99,7 @@ class LearnedScorer:
         """The learned scorer, its embedding model and the digest of its model file."""
         return {
             "model": "learned-scorer",
-            "embedding": "all-MiniLM-L6-v2, top layers fine-tuned (bi-encoder and pair reader)",
+            "embedding": "all-MiniLM-L6-v2, top layers fine-tuned",
             "digest": self.cache_namespace[-1],
         }
 
@@ -150,7 +107,7 @@ class LearnedScorer:
         """Predict a 0–4 score for each pair; identical units (up to case and spacing) get 4."""
         if not pairs:
             return []
-        predicted = predict_pairs(self.model, self.encoder, self.reader, pairs, self.progress)
+        predicted = predict_score(self.model, pair_features(pairs, self.encoder, self.progress))
         return [
             4.0 if normalise(a) == normalise(b) else float(s)
             for (a, b), s in zip(pairs, predicted, strict=True)

@@ -1,7 +1,7 @@
 """Retraining the learned offline backends from the project's guideline-labelled data
 (``labels/``): the segmenter's trees and logistic layer, the scorer's fine-tuned MiniLM top
-layers, trees and pair reader; saved as ``.npz`` arrays with reference outputs for the
-reproducibility test. ``sefora train-offline`` runs `train_offline`.
+layers and trees; saved as ``.npz`` arrays with reference outputs for the reproducibility
+test. ``sefora train-offline`` runs `train_offline`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 from sefora_common import jsonl
 from sefora_common.io import write_bytes, write_text
 from sefora_common.progress import progress_bar
-from unimatch_metric.encoder import PairReader, TunedEncoder
+from unimatch_metric.encoder import TunedEncoder
 from unimatch_metric.errors import UniMatchInputError
 from unimatch_metric.models import (
     MODEL_DIR,
@@ -27,12 +27,9 @@ from unimatch_metric.models import (
     load_model,
 )
 from unimatch_metric.scorers.learned import (
-    READER_PREFIX,
     TUNED_PREFIX,
     pair_features,
-    pair_reader,
-    pair_texts,
-    predict_pairs,
+    predict_score,
     tuned_encoder,
 )
 from unimatch_metric.segmenters.learned import (
@@ -43,7 +40,7 @@ from unimatch_metric.segmenters.learned import (
     segment_with,
     segmenter_features,
 )
-from unimatch_metric.training.finetune import FIT_PARAMS, fine_tune, fit_pair_reader
+from unimatch_metric.training.finetune import FIT_PARAMS, fine_tune
 from unimatch_metric.training.trees import fit_trees
 from unimatch_metric.training.validate import score_agreement, segmentation_agreement
 
@@ -114,7 +111,6 @@ def _write_reference(
     seg_model: dict,
     score_model: dict,
     encoder: TunedEncoder,
-    reader: PairReader,
     out_dir: Path,
 ) -> None:
     """Outputs of the new models on a few labelled inputs, for the reproducibility test."""
@@ -124,22 +120,19 @@ def _write_reference(
         "texts": texts,
         "units": segment_with(seg_model, texts),
         "pairs": probe,
-        "scores": predict_pairs(score_model, encoder, reader, probe).tolist(),
+        "scores": predict_score(score_model, pair_features(probe, encoder)).tolist(),
     }
     write_text(out_dir / REFERENCE_FILE.name, json.dumps(reference, ensure_ascii=False, indent=1))
 
 
 def _fit_scorer(
     pair_train: list[dict], progress: bool | None, fit_params: Mapping[str, Any]
-) -> tuple[dict[str, np.ndarray], TunedEncoder, PairReader]:
-    """Fine-tune MiniLM on all pairs, fit the trees on out-of-fold features, and fine-tune
-    the pair reader on all pairs.
+) -> tuple[dict[str, np.ndarray], TunedEncoder]:
+    """Fine-tune MiniLM on all pairs, and fit the trees on out-of-fold features.
 
     Each fold's features come from an encoder fine-tuned without that fold, so the trees
     learn how far to trust a cosine on pairs it was not trained on (label batches 1-2:
     validation Pearson 0.733 -> 0.750 against features of the encoder fine-tuned on all pairs).
-    The pair reader is averaged with the trees, not stacked under them, so it needs no
-    out-of-fold copies (four more fine-tunings).
     """
     texts = list(dict.fromkeys(t for r in pair_train for t in (r["a"], r["b"])))
     at = {t: i for i, t in enumerate(texts)}
@@ -159,22 +152,17 @@ def _fit_scorer(
         inside, held = np.flatnonzero(fold != f), np.flatnonzero(fold == f)
         encoder = TunedEncoder()
         fine_tune(encoder, states, [index[i] for i in inside], y[inside], progress, fit_params)
-        held_pairs = [pairs[i] for i in held]
-        held_states = [states[at[t]] for t in pair_texts(held_pairs)]
-        parts.append((held, pair_features(held_pairs, encoder, held_states)))
+        parts.append((held, pair_features([pairs[i] for i in held], encoder)))
     x = np.zeros((len(pairs), parts[0][1].shape[1]))
     for held, features in parts:
         x[held] = features
     encoder = TunedEncoder()
     fine_tune(encoder, states, index, y, progress, fit_params)
-    reader = PairReader()
-    fit_pair_reader(reader, states, index, y, progress, fit_params)
     model = {
         **fit_trees(x, y, False),
         **{TUNED_PREFIX + k: v for k, v in encoder.weights().items()},
-        **{READER_PREFIX + k: v for k, v in reader.weights().items()},
     }
-    return model, encoder, reader
+    return model, encoder
 
 
 def _fit_segmenter(
@@ -257,29 +245,22 @@ def train_offline(
         )
     steps.update()
 
-    score_model, encoder, reader = _fit_scorer(pair_train, progress, fit_params)
+    score_model, encoder = _fit_scorer(pair_train, progress, fit_params)
     report["scorer"] = {"train_pairs": len(pair_train)}
     steps.update()
     if pair_val:
         val = [(r["a"], r["b"]) for r in pair_val]
-        pred = predict_pairs(score_model, encoder, reader, val)
+        pred = predict_score(score_model, pair_features(val, encoder))
         report["scorer"]["validation"] = vars(
             score_agreement([pair_label(r) for r in pair_val], pred)
         )
     _save(seg_model, out_dir / SEGMENTER_FILE.name)
     _save(score_model, out_dir / SCORER_FILE.name)
     _write_reference(
-        seg_val or seg_train,
-        pair_val or pair_train,
-        seg_model,
-        score_model,
-        encoder,
-        reader,
-        out_dir,
+        seg_val or seg_train, pair_val or pair_train, seg_model, score_model, encoder, out_dir
     )
     load_model.cache_clear()
     tuned_encoder.cache_clear()
-    pair_reader.cache_clear()
     steps.update()
     steps.close()
     return report
