@@ -25,7 +25,7 @@ from unimatch_metric.training.validate import (
     end_to_end_agreement,
     read_end_to_end,
     score_agreement,
-    segmentation_agreement,
+    segmenter_validation,
 )
 
 #: Options of `validate-e2e` given only to the segmenter x scorer pairs that use an LLM.
@@ -110,11 +110,14 @@ def _rows(args: argparse.Namespace, keys: tuple[str, ...], default: str) -> list
 
 
 def run_validate_segmenter(args: argparse.Namespace) -> int:
-    """Print WindowDiff and boundary P/R/F1 of a segmenter against the labels."""
+    """Print WindowDiff and boundary P/R/F1 of a segmenter against the labels (instructor
+    comments segmented as such), pooled and per source."""
     rows = _rows(args, ("text", "units"), "segments.jsonl")
-    hyps = segment([r["text"] for r in rows], **metric_options(args))
-    result = segmentation_agreement([r["units"] for r in rows], hyps, k=args.k)
-    print(json.dumps({"segmenter": args.segmenter or "auto", **asdict(result)}, indent=2))
+    options = metric_options(args)
+    result = segmenter_validation(
+        rows, lambda texts, side: segment(texts, side=side, **options), k=args.k
+    )
+    print(json.dumps({"segmenter": args.segmenter or "auto", **result}, indent=2))
     return 0
 
 

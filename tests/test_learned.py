@@ -11,6 +11,7 @@ import pytest
 from sefora_cli.main import main
 from unimatch_metric.models import MODEL_DIR, REFERENCE_FILE
 from unimatch_metric.scorers.learned import LearnedScorer
+from unimatch_metric.segmenters import SIDES
 from unimatch_metric.segmenters.learned import (
     LearnedSegmenter,
     candidate_cuts,
@@ -125,8 +126,10 @@ def test_retraining_on_a_subset(tmp_path: Path) -> None:
     report = train_offline(LABELS, tmp_path, limit=150, progress=False, fit_params=quick)
     assert {p.name for p in tmp_path.iterdir()} == {"segmenter.npz", "scorer.npz", "reference.json"}
     assert report["segmenter"]["train_texts"] > 0 and report["scorer"]["train_pairs"] > 0
-    assert report["segmenter"]["cut_at"] in (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65)
-    assert 0 <= report["segmenter"]["cv_window_diff"] <= 1
+    thresholds = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65)
+    for key, side in (("cut_at", "feedback"), ("cut_at_instructor", "instructor")):
+        assert report["segmenter"][key] in thresholds
+        assert 0 <= report["segmenter"][f"cv_{side}"]["window_diff"] <= 1
     seg = LearnedSegmenter(path=tmp_path / "segmenter.npz")
     scorer = LearnedScorer(path=tmp_path / "scorer.npz")
     assert seg.segment(["Great start! Now add a source."])[0]
@@ -151,6 +154,54 @@ def test_learned_segmentations_are_cached(tmp_path: Path) -> None:
     cache = Options(cache_dir=tmp_path).cache()
     keys = [make_key(LearnedSegmenter().cache_namespace, text) for text in texts]
     assert [cache.get_many(keys)[key] for key in keys] == units
+
+
+def test_instructor_comments_are_cut_at_their_own_threshold(tmp_path: Path) -> None:
+    from sefora_llm.cache import make_key
+    from unimatch_metric import segment
+    from unimatch_metric.models import SEGMENTER_FILE, load_model
+    from unimatch_metric.options import Options
+
+    # A copy of the shipped segmenter that cuts instructor comments at every candidate and
+    # feedback texts nowhere.
+    model = {**load_model(SEGMENTER_FILE), "cut_at": np.asarray(1.0)}
+    model["cut_at_instructor"] = np.asarray(-1.0)
+    path = tmp_path / "segmenter.npz"
+    np.savez(path, **model)
+    text = "Nice hook. Cite your sources. Who is she?"
+    seg = LearnedSegmenter(path=path)
+    assert seg.segment([text]) == [[text]]
+    assert seg.segment([text], "instructor") == [
+        ["Nice hook.", "Cite your sources.", "Who is she?"]
+    ]
+    # Through the cache, each side keeps its own results.
+    shipped = LearnedSegmenter()
+    both = [segment([text], segmenter="learned", side=s, cache_dir=tmp_path) for s in SIDES]
+    cache = Options(cache_dir=tmp_path).cache()
+    namespaces = [shipped.cache_namespace, (*shipped.cache_namespace, "instructor")]
+    keys = [make_key(namespace, text) for namespace in namespaces]
+    assert [cache.get_many(keys)[key] for key in keys] == [u for [u] in both]
+    assert both == [shipped.segment([text], s) for s in SIDES]
+
+
+def test_unimatch_segments_references_as_instructor_comments() -> None:
+    from unimatch_metric import segment, unimatch
+
+    comments = ["Nice hook. Cite your sources.", "Great start! Now add a source, and cut the list."]
+    [as_instructor] = segment([comments[0]], "learned", side="instructor", use_cache=False)
+    assert as_instructor != segment([comments[0]], "learned", use_cache=False)[0]
+    out = unimatch([comments[1]], [[comments[0]]], segmenter="learned", return_details=True)
+    [details] = out["details"]
+    assert details["reference_units"] == as_instructor
+    assert details["prediction_units"] == segment([comments[1]], "learned")[0]
+
+
+def test_a_side_that_does_not_exist_is_an_option_error() -> None:
+    from unimatch_metric import segment
+    from unimatch_metric.errors import UniMatchOptionError
+
+    with pytest.raises(UniMatchOptionError, match="side must be one of feedback, instructor"):
+        segment(["Nice hook."], "rules", side="teacher")  # type: ignore[arg-type]
 
 
 def test_retraining_needs_pairs_from_enough_paragraphs(tmp_path: Path) -> None:
@@ -186,13 +237,15 @@ def test_retraining_needs_segmentations_with_and_without_boundaries(tmp_path: Pa
 def test_validate_cli(tmp_path: Path, capsys) -> None:
     rows = [
         {"text": "Great hook. Add a date.", "units": ["Great hook.", "Add a date."]},
-        {"text": "Who is he? Why?", "units": ["Who is he? Why?"]},
+        {"text": "Who is he? Why?", "units": ["Who is he? Why?"], "source": "instructor"},
+        {"text": "Cut it. Add one.", "units": ["Cut it.", "Add one."], "source": "model"},
     ]
     path = tmp_path / "seg.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     assert main(["validate-segmenter", str(path), "--segmenter", "rules"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["segmenter"] == "rules" and out["n_texts"] == 2 and 0 <= out["f1"] <= 1
+    assert out["segmenter"] == "rules" and out["n_texts"] == 3 and 0 <= out["f1"] <= 1
+    assert {s: v["n_texts"] for s, v in out["by_source"].items()} == {"instructor": 1, "model": 1}
     path.write_text('{"text": "x"}\n', encoding="utf-8")
     assert main(["validate-segmenter", str(path)]) == 2
     assert "row 1: missing units" in capsys.readouterr().err
@@ -202,20 +255,22 @@ def test_validate_cli(tmp_path: Path, capsys) -> None:
 def test_card_reports_the_shipped_models_validation_figures() -> None:
     from unimatch_metric import MODULE_PATH, score_pairs, segment
     from unimatch_metric.training.train import pair_label, read_labels
-    from unimatch_metric.training.validate import score_agreement, segmentation_agreement
+    from unimatch_metric.training.validate import score_agreement, segmenter_validation
 
     card = (Path(MODULE_PATH) / "README.md").read_text(encoding="utf-8")
     seg = [r for r in read_labels(LABELS / "segments.jsonl") if r["part"] == "validation"]
     pairs = [r for r in read_labels(LABELS / "pairs.jsonl") if r["part"] == "validation"]
-    s = segmentation_agreement(
-        [r["units"] for r in seg],
-        segment([r["text"] for r in seg], segmenter="learned", use_cache=False),
+    s = segmenter_validation(
+        seg, lambda texts, side: segment(texts, "learned", side=side, use_cache=False)
     )
     c = score_agreement(
         [pair_label(r) for r in pairs],
         score_pairs([(r["a"], r["b"]) for r in pairs], scorer="learned", use_cache=False),
     )
-    assert f"| {s.window_diff:.3f} / {s.f1:.3f} |" in card
+    assert f"| {s['window_diff']:.3f} / {s['f1']:.3f} |" in card
+    for source, f in s["by_source"].items():
+        line = f"{f['n_texts']} texts: WindowDiff {f['window_diff']:.3f}, F1 {f['f1']:.3f}"
+        assert line in card, source
     assert f"| {c.pearson:.3f} / {c.spearman:.3f} |" in card
 
 

@@ -89,6 +89,9 @@ def test_end_to_end_agreement_hand_worked() -> None:
     # p: the metric orders its two like the judges (rho 1); q: a tie ranks nothing (0).
     assert result.mean_paragraph_spearman == pytest.approx(0.5)
     assert (result.n_candidates, result.n_paragraphs) == (6, 2)
+    # A metric with one value for every candidate has no correlation (None, not NaN).
+    flat = end_to_end_agreement([0.0] * 6, scores, ranks, paragraphs, trivial)
+    assert (flat.pooled_pearson, flat.mean_paragraph_spearman) == (None, 0.0)
     with pytest.raises(ValueError, match="differ in length"):
         end_to_end_agreement(metric[:5], scores, ranks, paragraphs, trivial)
 

@@ -18,7 +18,7 @@ from unimatch_metric.options import Options
 from unimatch_metric.prompts import PROMPT_VERSION
 from unimatch_metric.report import ExampleResult, aggregate, failed_details, signature
 from unimatch_metric.scorers import SCORERS, score_outcomes
-from unimatch_metric.segmenters import SEGMENTERS, segment_outcomes
+from unimatch_metric.segmenters import SEGMENTERS, Side, segment_sides
 
 
 def _check_text(value: Any, where: str) -> None:
@@ -118,18 +118,18 @@ class UniMatch:
                 raise BackendError(f"example {i}: {err}") from err
             errors.setdefault(i, str(err))
 
-        # Stage 1: segmentation of every text that needs it, in one pass.
-        to_segment = [p for p in predictions if isinstance(p, str)]
-        if opts.segment_references:
-            to_segment += [c for refs in references for c in refs]
-        segmented = dict(
-            zip(to_segment, segment_outcomes(to_segment, segmenter, opts), strict=True)
+        # Stage 1: segmentation of every text that needs it, one pass per side.
+        segmented = segment_sides(
+            [p for p in predictions if isinstance(p, str)],
+            [c for refs in references for c in refs] if opts.segment_references else [],
+            segmenter,
+            opts,
         )
 
-        def units_of(texts: Sequence[str], i: int) -> list[str]:
+        def units_of(texts: Sequence[str], i: int, side: Side) -> list[str]:
             units: list[str] = []
             for text in texts:
-                outcome = segmented[text]
+                outcome = segmented[side][text]
                 if isinstance(outcome, UniMatchError):
                     fail(i, outcome)
                     return []
@@ -138,8 +138,12 @@ class UniMatch:
 
         pred_units, ref_units = [], []
         for i, (pred, refs) in enumerate(zip(predictions, references, strict=True)):
-            pred_units.append(units_of([pred], i) if isinstance(pred, str) else _ready_units(pred))
-            ref_units.append(units_of(refs, i) if opts.segment_references else _ready_units(refs))
+            pred_units.append(
+                units_of([pred], i, "feedback") if isinstance(pred, str) else _ready_units(pred)
+            )
+            ref_units.append(
+                units_of(refs, i, "instructor") if opts.segment_references else _ready_units(refs)
+            )
 
         # Stage 2: one score per (reference unit, predicted unit) pair of each paragraph.
         live = [i for i in range(n) if i not in errors]

@@ -38,7 +38,7 @@ from unimatch_metric.match import f1_score, match, ratio
 from unimatch_metric.options import Options
 from unimatch_metric.pipeline import UniMatch
 from unimatch_metric.report import ExampleResult, aggregate, failed_details
-from unimatch_metric.segmenters import SEGMENTERS, segment_outcomes
+from unimatch_metric.segmenters import SEGMENTERS, Side, segment_sides
 
 DEFAULT_THETA = 0.5
 DEFAULT_SPAN_WEIGHT = 0.5
@@ -235,20 +235,26 @@ def anchored_unimatch(
 
     # Units: each comment segmented (as UniMatch would), each unit keeping its item's span.
     segmenter = SEGMENTERS.create(opts.segmenter, opts)
-    to_segment = [c for items in predictions for c, _ in items if c.strip()]
-    if opts.segment_references:
-        to_segment += [c for items in references for c, _ in items if c.strip()]
-    segmented = dict(zip(to_segment, segment_outcomes(to_segment, segmenter, opts), strict=True))
+    segmented = segment_sides(
+        [c for items in predictions for c, _ in items if c.strip()],
+        [c for items in references for c, _ in items if c.strip() and opts.segment_references],
+        segmenter,
+        opts,
+    )
     errors: dict[int, str] = {}
 
     def units(
-        i: int, items: Sequence[tuple[str, Any]], spans: list[Span | None], split: bool
+        i: int,
+        items: Sequence[tuple[str, Any]],
+        spans: list[Span | None],
+        side: Side,
+        split: bool,
     ) -> tuple[list[str], list[Span | None]]:
         """The units of example ``i``'s comments, each with its comment's span."""
         texts_: list[str] = []
         spans_: list[Span | None] = []
         for (comment, _), span in zip(items, spans, strict=True):
-            pieces = segmented[comment] if split and comment.strip() else [comment]
+            pieces = segmented[side][comment] if split and comment.strip() else [comment]
             if isinstance(pieces, UniMatchError):
                 if opts.on_error == "raise":
                     raise BackendError(f"example {i}: {pieces}") from pieces
@@ -260,8 +266,11 @@ def anchored_unimatch(
                     spans_.append(span)
         return texts_, spans_
 
-    pred_units = [units(i, predictions[i], pred_spans[i], True) for i in range(n)]
-    ref_units = [units(i, references[i], ref_spans[i], opts.segment_references) for i in range(n)]
+    pred_units = [units(i, predictions[i], pred_spans[i], "feedback", True) for i in range(n)]
+    ref_units = [
+        units(i, references[i], ref_spans[i], "instructor", opts.segment_references)
+        for i in range(n)
+    ]
     live = [i for i in range(n) if i not in errors]
 
     # Content scores: UniMatch itself, on the ready units.

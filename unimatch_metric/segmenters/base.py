@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from unimatch_metric.errors import UniMatchError
 
 Units = list[str]
+
+#: Which side of UniMatch a text is on: feedback being evaluated (a model's, by default) or
+#: the instructor's comments it is compared with. Instructor comments are often terse
+#: ("Nice hook. Cite your sources."), so a backend may cut them differently.
+Side = Literal["feedback", "instructor"]
+SIDES: tuple[Side, ...] = ("feedback", "instructor")
 
 
 class Segmenter(Protocol):
@@ -28,8 +34,13 @@ class Segmenter(Protocol):
         """What to record about the backend in results (never an API key)."""
         ...
 
-    def segment(self, texts: Sequence[str]) -> list[Units | UniMatchError]:
-        """The units of each text, or the error that prevented segmenting it."""
+    @property
+    def sided(self) -> bool:
+        """Whether `segment` cuts instructor comments differently (then cached apart)."""
+        ...
+
+    def segment(self, texts: Sequence[str], side: Side = "feedback") -> list[Units | UniMatchError]:
+        """The units of each text (all on one ``side``), or the error that prevented it."""
         ...
 
 
@@ -38,13 +49,14 @@ class CallableSegmenter:
 
     cache_namespace = None
     config: dict[str, Any] = {"custom": True}
+    sided = False
 
     def __init__(self, func: Callable[[str], Sequence[str]]) -> None:
         self.func = func
         self.name = getattr(func, "__name__", repr(func))
 
-    def segment(self, texts: Sequence[str]) -> list[Units | UniMatchError]:
-        """Call the function on each text and check its units."""
+    def segment(self, texts: Sequence[str], side: Side = "feedback") -> list[Units | UniMatchError]:
+        """Call the function on each text and check its units (both sides alike)."""
         results: list[Units | UniMatchError] = []
         for text in texts:
             units = self.func(text)

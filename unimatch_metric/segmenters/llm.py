@@ -15,7 +15,7 @@ from unimatch_metric.prompts import (
     UNIT_DELIMITER,
     segment_user_message,
 )
-from unimatch_metric.segmenters.base import Units
+from unimatch_metric.segmenters.base import Side, Units
 
 
 def units_from_delimited(text: str, reply: str, delimiter: str = UNIT_DELIMITER) -> Units:
@@ -63,7 +63,10 @@ class LLMSegmenter(LLMBackend):
             messages, lambda reply: units_from_delimited(text, reply.text), "segmentation request"
         )
 
-    def segment(self, texts: Sequence[str]) -> list[Units | UniMatchError]:
+    #: The prompt defines feedback units for both sides alike.
+    sided = False
+
+    def segment(self, texts: Sequence[str], side: Side = "feedback") -> list[Units | UniMatchError]:
         """Segment each text; a text that cannot be segmented gets its `BackendError`."""
         todo = [text for text in texts if text.strip() and UNIT_DELIMITER not in text]
         answers = self.run_batches(

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from unimatch_metric.errors import UniMatchError
-from unimatch_metric.segmenters.base import Units
+from unimatch_metric.segmenters.base import Side, Units
 
 # A period after these words does not end a sentence.
 _ABBREVIATIONS = frozenset(
@@ -108,7 +108,8 @@ class RuleSegmenter:
     name = "rules"
     cache_namespace = None
     config: dict[str, Any] = {}
+    sided = False
 
-    def segment(self, texts: Sequence[str]) -> list[Units | UniMatchError]:
-        """Segment each text with `split_rules`."""
+    def segment(self, texts: Sequence[str], side: Side = "feedback") -> list[Units | UniMatchError]:
+        """Segment each text with `split_rules` (both sides alike)."""
         return [split_rules(text) for text in texts]

@@ -12,8 +12,8 @@ all texts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,13 @@ from scipy import stats
 
 from sefora_common import jsonl
 from unimatch_metric.errors import UniMatchInputError
+from unimatch_metric.segmenters.base import Side
+
+
+def side_of(row: dict[str, Any]) -> Side:
+    """The side a labelled text is segmented as: its ``source`` (``"instructor"`` or, for
+    model-style feedback and rows without one, ``"feedback"``)."""
+    return "instructor" if row.get("source") == "instructor" else "feedback"
 
 
 def boundaries(units: Sequence[str]) -> set[int]:
@@ -114,6 +121,35 @@ def segmentation_agreement(
     )
 
 
+def segmenter_validation(
+    rows: Sequence[dict[str, Any]],
+    segment: Callable[[list[str], Side], Sequence[Sequence[str]]],
+    k: int | None = None,
+) -> dict[str, Any]:
+    """Agreement of ``segment(texts, side)`` with labelled ``rows`` (``text``, ``units``,
+    ``source``), each side segmented as such: pooled, and per source as ``by_source``."""
+    hyps: list[Sequence[str]] = [[] for _ in rows]
+    for side in ("feedback", "instructor"):
+        at = [i for i, r in enumerate(rows) if side_of(r) == side]
+        for i, units in zip(at, segment([rows[i]["text"] for i in at], side), strict=True):
+            hyps[i] = units
+    refs = [r["units"] for r in rows]
+    out: dict[str, Any] = asdict(segmentation_agreement(refs, hyps, k))
+    sources = sorted({str(r.get("source", "")) for r in rows} - {""})
+    if sources:
+        out["by_source"] = {
+            source: asdict(
+                segmentation_agreement(
+                    [refs[i] for i, r in enumerate(rows) if r.get("source") == source],
+                    [hyps[i] for i, r in enumerate(rows) if r.get("source") == source],
+                    k,
+                )
+            )
+            for source in sources
+        }
+    return out
+
+
 @dataclass(frozen=True)
 class ScoreAgreement:
     """Correlation of predicted pair scores with labelled ones."""
@@ -145,8 +181,8 @@ def score_agreement(
 class EndToEndAgreement:
     """Agreement of a metric's per-candidate values with judges' quality ratings."""
 
-    pooled_pearson: float
-    mean_paragraph_spearman: float
+    pooled_pearson: float | None
+    mean_paragraph_spearman: float | None
     n_candidates: int
     n_paragraphs: int
 
@@ -164,7 +200,8 @@ def end_to_end_agreement(
     mean over paragraphs of the Spearman correlation of ``metric`` with the judges' ``ranks``
     (1 = best) over each paragraph's non-``trivial`` candidates. A paragraph where the
     metric gives those candidates one value counts as 0 (it ranks nothing); one whose
-    judges tie them all is left out.
+    judges tie them all is left out. A correlation that is undefined (the metric or the
+    judges give every candidate one value; no paragraph left) is None.
     """
     if not len(metric) == len(scores) == len(ranks) == len(paragraphs) == len(trivial):
         raise ValueError("metric, scores, ranks, paragraphs and trivial differ in length")
@@ -180,9 +217,10 @@ def end_to_end_agreement(
         if len(rows) < 2 or len(set(r)) < 2:
             continue
         rhos.append(0.0 if len(set(m)) < 2 else float(stats.spearmanr(m, r).statistic))
+    constant = len(set(metric)) < 2 or len(set(scores)) < 2
     return EndToEndAgreement(
-        pooled_pearson=float(stats.pearsonr(metric, scores).statistic),
-        mean_paragraph_spearman=float(np.mean(rhos)) if rhos else float("nan"),
+        pooled_pearson=None if constant else float(stats.pearsonr(metric, scores).statistic),
+        mean_paragraph_spearman=float(np.mean(rhos)) if rhos else None,
         n_candidates=len(metric),
         n_paragraphs=len(rhos),
     )
