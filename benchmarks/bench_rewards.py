@@ -23,21 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-DEFAULT_SOURCE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "SEFORA"
-
-
-def annotated_paragraphs(source: Path) -> list[list[str]]:
-    """The non-empty instructor comments of every paragraph that has one, in corpus order."""
-    from sefora_dataset.read import read_corpus
-
-    paragraphs = []
-    for essay in read_corpus(source, progress=False):
-        for draft in essay.drafts:
-            for paragraph in draft.data["paragraphs"]:
-                comments = [a["comment"] for a in paragraph["annotations"] if a["comment"].strip()]
-                if comments:
-                    paragraphs.append(comments)
-    return paragraphs
+from bench_unimatch import DEFAULT_SOURCE, annotated_paragraphs
 
 
 def main() -> None:

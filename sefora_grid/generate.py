@@ -115,6 +115,19 @@ class Item:
     exemplars: tuple[str, ...]
 
 
+def prompt_inputs(config: PromptConfig, target: Target, pool: ExemplarPool | None) -> PromptInputs:
+    """What ``config``'s prompt is built from for ``target``: the paragraph, its draft
+    context, the assignment and, for few-shot configurations, exemplars from ``pool``."""
+    exemplars = tuple(pool.pick(target.essay_id)) if config.few_shot and pool else ()
+    return PromptInputs(
+        target=target.body,
+        before=target.before,
+        after=target.after,
+        assignment_text=target.assignment_text,
+        exemplars=exemplars,
+    )
+
+
 def _prepare(
     config: PromptConfig,
     target: Target,
@@ -123,14 +136,7 @@ def _prepare(
     budget: int,
     max_new_tokens: int,
 ) -> Item:
-    exemplars = tuple(pool.pick(target.essay_id)) if config.few_shot and pool else ()
-    inputs = PromptInputs(
-        target=target.body,
-        before=target.before,
-        after=target.after,
-        assignment_text=target.assignment_text,
-        exemplars=exemplars,
-    )
+    inputs = prompt_inputs(config, target, pool)
     fitted = fit_prompt(config, inputs, backend.counter, budget, max_new_tokens)
     if fitted.over_budget:
         logger.warning(
@@ -138,7 +144,7 @@ def _prepare(
             target.paragraph_id,
             fitted.prompt_tokens,
         )
-    return Item(target, fitted, tuple(e.annotation_id for e in exemplars))
+    return Item(target, fitted, tuple(e.annotation_id for e in inputs.exemplars))
 
 
 def _row(

@@ -26,8 +26,8 @@ from sefora_grid.context import (
 )
 from sefora_grid.evaluate import load_references
 from sefora_grid.extract import extract_feedback
-from sefora_grid.generate import exemplar_pool, load_targets
-from sefora_grid.prompts import PromptConfig, PromptInputs
+from sefora_grid.generate import exemplar_pool, load_targets, prompt_inputs
+from sefora_grid.prompts import PromptConfig
 
 logger = logging.getLogger(__name__)
 
@@ -89,14 +89,7 @@ def training_rows(
             continue
         if limit is not None and len(rows) == limit:
             break
-        exemplars = tuple(pool.pick(target.essay_id)) if config.few_shot and pool else ()
-        inputs = PromptInputs(
-            target=target.body,
-            before=target.before,
-            after=target.after,
-            assignment_text=target.assignment_text,
-            exemplars=exemplars,
-        )
+        inputs = prompt_inputs(config, target, pool)
         fitted = fit_prompt(config, inputs, counter, budget, max_new_tokens)
         rows.append(
             {

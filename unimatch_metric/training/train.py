@@ -43,6 +43,7 @@ from unimatch_metric.segmenters.learned import (
 from unimatch_metric.training.finetune import FIT_PARAMS, fine_tune
 from unimatch_metric.training.trees import fit_trees
 from unimatch_metric.training.validate import (
+    SegmentationAgreement,
     score_agreement,
     segmentation_agreement,
     segmenter_validation,
@@ -211,21 +212,22 @@ def _fit_segmenter(
     report: dict[str, Any] = {"train_texts": len(texts)}
     model = fit(np.arange(len(texts)))
     for side, key in (("feedback", "cut_at"), ("instructor", "cut_at_instructor")):
-        rows = [i for i, s in enumerate(sides) if s == side] or list(range(len(texts)))
+        own = [i for i, s in enumerate(sides) if s == side]
+        rows = own or list(range(len(texts)))
         refs = [seg_train[i]["units"] for i in rows]
         cv = {t: segmentation_agreement(refs, [h[i] for i in rows]) for t, h in cv_hyps.items()}
         cut_at = min(cv, key=lambda t: (_cut_error(cv[t]), t))
         model[key] = np.asarray(cut_at)
         report[key] = cut_at
         report[f"cv_{side}"] = {
-            "texts": len(rows) if any(s == side for s in sides) else 0,
+            "texts": len(own),
             "window_diff": cv[cut_at].window_diff,
             "f1": cv[cut_at].f1,
         }
     return model, {"segmenter": report}
 
 
-def _cut_error(agreement: Any) -> float:
+def _cut_error(agreement: SegmentationAgreement) -> float:
     """What a segmenter's threshold minimises: the mean of WindowDiff and 1 - boundary F1
     (WindowDiff alone hardly moves on two-sentence comments while F1 halves)."""
     return (agreement.window_diff + 1.0 - agreement.f1) / 2
