@@ -21,7 +21,7 @@ HERE = Path(__file__).parent
 RAW = HERE / "raw"
 RAW_V2 = RAW / "v2"
 SECOND_OPINIONS = {"S2", "S5", "S14", "P5"}  # annotators who re-labelled a subset independently
-SECOND_OPINIONS_V2 = {"R5", "T3"}
+SECOND_OPINIONS_V2 = {"R5", "T3", "T10"}
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -112,7 +112,7 @@ def segments(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
         if t["text_id"] in second:
             row["annotator_2"], row["units_2"] = second[t["text_id"]]
         rows.append(with_v2_units(row, v2))
-    return rows + new_texts(items, v2)
+    return rows + new_texts(items, v2) + comment_texts(items, v2)
 
 
 def new_texts(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
@@ -140,6 +140,37 @@ def new_texts(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
                     "guideline": "v2",
                 }
             )
+    return rows
+
+
+def comment_texts(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
+    """The further instructor comments drawn by draw_comments.py, with their v2 units (T6-T9;
+    T10's as the second opinion)."""
+    rows = []
+    for path in sorted((HERE / "material" / "v2").glob("seg_comments_chunk*.jsonl")):
+        for t in read_jsonl(path):
+            labelled = v2.get(t["text_id"], {})
+            primary = sorted(n for n in labelled if n not in SECOND_OPINIONS_V2)
+            if not primary:
+                continue  # not segmented yet
+            item = items[t["item_id"]]
+            row = {
+                "text_id": t["text_id"],
+                "item_id": t["item_id"],
+                "paragraph_id": item["paragraph_id"],
+                "part": item["part"],
+                "source": "instructor",
+                "style": None,
+                "text": t["text"],
+                "units": verbatim(t["text"], labelled[primary[0]]),
+                "annotator": primary[0],
+                "guideline": "v2",
+            }
+            seconds = sorted(n for n in labelled if n in SECOND_OPINIONS_V2)
+            if seconds:
+                row["units_2"] = verbatim(t["text"], labelled[seconds[0]])
+                row["annotator_2"] = seconds[0]
+            rows.append(row)
     return rows
 
 
@@ -264,15 +295,18 @@ def agreement(seg: list[dict], pr: list[dict]) -> list[str]:
                 f"similarity v2, R5 vs R1-R4, {name}: {len(both)} pairs, Pearson {pearson:.3f}, "
                 f"Spearman {spearman:.3f}, mean absolute difference {mad:.2f}"
             )
-        texts = [r for r in seg if r["guideline"] == "v2" and "units_2" in r]
-        texts = [r for r in texts if part in (None, r["part"])]
-        if texts:
-            s = segmentation_agreement([r["units"] for r in texts], [r["units_2"] for r in texts])
-            out.append(
-                f"segmentation v2, T3 vs T1/T2, {name}: {s.n_texts} texts, WindowDiff "
-                f"{s.window_diff:.3f}, boundary P {s.precision:.2f} / R {s.recall:.2f} / "
-                f"F1 {s.f1:.2f}"
-            )
+        for second, firsts in (("T3", "T1/T2"), ("T10", "T6-T9")):
+            texts = [r for r in seg if r["guideline"] == "v2" and r.get("annotator_2") == second]
+            texts = [r for r in texts if part in (None, r["part"])]
+            if texts:
+                s = segmentation_agreement(
+                    [r["units"] for r in texts], [r["units_2"] for r in texts]
+                )
+                out.append(
+                    f"segmentation v2, {second} vs {firsts}, {name}: {s.n_texts} texts, "
+                    f"WindowDiff {s.window_diff:.3f}, boundary P {s.precision:.2f} / "
+                    f"R {s.recall:.2f} / F1 {s.f1:.2f}"
+                )
     moved = [r for r in pr if "score_v1" in r]
     if moved:
         changed = sum(r["score"] != r["score_v1"] for r in moved)
@@ -301,7 +335,7 @@ def main() -> None:
     waiting = sum(
         len(read_jsonl(path))
         for path in (HERE / "material").glob("**/seg_*.jsonl")
-        if path.name.startswith(("seg_instructor", "seg_model", "seg_new_"))
+        if path.name.startswith(("seg_instructor", "seg_model", "seg_new_", "seg_comments_chunk"))
     ) - len(seg)
     v2_texts = sum(r["guideline"] == "v2" for r in seg)
     print(

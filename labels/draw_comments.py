@@ -1,0 +1,114 @@
+"""Draw instructor comments to segment, weighted to where the learned segmenter is weakest.
+
+Short comments of two or more sentences (at most 60 words) and one-sentence comments with a
+clause a second point could start at (a comma, "and", "but"), 3:1, from paragraphs of
+SEFORA's train split not yet in material/paragraphs.jsonl, of students whose ``part`` is
+train (or who have none yet: they become train), at most two comments per paragraph. The
+selection reads the text's surface only; every boundary is placed by an annotator.
+Appends the paragraphs to material/paragraphs.jsonl and writes material/v2/seg_comments_*.
+Run: python labels/draw_comments.py --corpus ../shared/data/SEFORA --count 520 --chunks 4
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import re
+from collections import Counter
+from pathlib import Path
+
+from assemble import read_jsonl  # this folder: run as a script, like assemble.py
+from draw import append_jsonl
+
+from sefora_dataset.build import config_rows, split_of
+from sefora_dataset.read import read_corpus
+
+HERE = Path(__file__).parent
+MATERIAL = HERE / "material"
+SENTENCE_END = re.compile(r"[.!?]+(?=\s+\S)")
+CLAUSE = re.compile(r",|\b(and|but)\b", re.IGNORECASE)
+
+
+def kind(comment: str) -> str | None:
+    """'multi' (2+ sentences, <= 60 words), 'clause' (one sentence, <= 40 words, a comma or
+    and/but) or None (not drawn)."""
+    words = len(comment.split())
+    if SENTENCE_END.search(comment.strip()):
+        return "multi" if words <= 60 else None
+    return "clause" if words <= 40 and CLAUSE.search(comment) else None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, required=True)
+    parser.add_argument("--count", type=int, default=520)
+    parser.add_argument("--chunks", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=4)
+    args = parser.parse_args()
+
+    items = read_jsonl(MATERIAL / "paragraphs.jsonl")
+    part_of = {r["student_id"]: r["part"] for r in items}
+    used = {r["paragraph_id"] for r in items}
+    rows = config_rows(read_corpus(args.corpus, progress=False))["paragraphs"]
+    pool = [
+        r
+        for split in rows.values()
+        for r in split
+        if split_of(r["student_id"]) == "train"
+        and part_of.get(r["student_id"], "train") == "train"
+        and r["paragraph_id"] not in used
+    ]
+    pool.sort(key=lambda r: r["paragraph_id"])
+    random.Random(args.seed).shuffle(pool)
+    wanted = {"multi": args.count * 3 // 4, "clause": args.count - args.count * 3 // 4}
+    taken: Counter[str] = Counter()
+    new, texts = [], []
+    for r in pool:
+        chosen = []
+        for c in dict.fromkeys(c.strip() for c in r["instructor_comments"] if c.strip()):
+            k = kind(c)
+            if k and taken[k] < wanted[k] and len(chosen) < 2:
+                taken[k] += 1
+                chosen.append(c)
+        if not chosen:
+            continue
+        item_id = f"c{len(new):03d}"
+        new.append(
+            {
+                "item_id": item_id,
+                "paragraph_id": r["paragraph_id"],
+                "student_id": r["student_id"],
+                "part": "train",
+                "body": r["body"],
+                "instructor_comments": chosen,
+            }
+        )
+        texts += [
+            {"text_id": f"{item_id}-i{k}", "item_id": item_id, "body": r["body"], "text": c}
+            for k, c in enumerate(chosen)
+        ]
+        if sum(taken.values()) == args.count:
+            break
+    append_jsonl(MATERIAL / "paragraphs.jsonl", new)
+    size = -(-len(texts) // args.chunks)
+    for n in range(args.chunks):
+        path = MATERIAL / "v2" / f"seg_comments_chunk{n + 1}.jsonl"
+        path.write_text(
+            "".join(
+                json.dumps(t, ensure_ascii=False) + "\n" for t in texts[n * size : (n + 1) * size]
+            ),
+            "utf-8",
+        )
+    order = sorted(texts, key=lambda t: hashlib.sha256(t["text_id"].encode()).hexdigest())[
+        : len(texts) // 8
+    ]
+    (MATERIAL / "v2" / "seg_comments_double.jsonl").write_text(
+        "".join(json.dumps(t, ensure_ascii=False) + "\n" for t in order), "utf-8"
+    )
+    print(f"{len(new)} paragraphs, {len(texts)} comments {dict(taken)}, {len(order)} double")
+
+
+if __name__ == "__main__":
+    main()
