@@ -21,7 +21,7 @@ HERE = Path(__file__).parent
 RAW = HERE / "raw"
 RAW_V2 = RAW / "v2"
 SECOND_OPINIONS = {"S2", "S5", "S14", "P5"}  # annotators who re-labelled a subset independently
-SECOND_OPINIONS_V2 = {"R5", "T3", "T10"}
+SECOND_OPINIONS_V2 = {"R5", "R8", "T3", "T10"}
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -285,16 +285,18 @@ def agreement(seg: list[dict], pr: list[dict]) -> list[str]:
     out = []
     for part in ("train", "validation", None):
         name = part or "all"
-        both = [r for r in pr if r["guideline"] == "v2" and "score_2" in r]
-        both = [r for r in both if part in (None, r["part"])]
-        if len(both) > 2:
-            a, b = [r["score"] for r in both], [r["score_2"] for r in both]
-            pearson, spearman = stats.pearsonr(a, b).statistic, stats.spearmanr(a, b).statistic
-            mad = sum(abs(x - y) for x, y in zip(a, b, strict=True)) / len(a)
-            out.append(
-                f"similarity v2, R5 vs R1-R4, {name}: {len(both)} pairs, Pearson {pearson:.3f}, "
-                f"Spearman {spearman:.3f}, mean absolute difference {mad:.2f}"
-            )
+        for second, firsts in (("R5", "R1-R4"), ("R8", "R2")):
+            both = [r for r in pr if r["guideline"] == "v2" and r.get("annotator_2") == second]
+            both = [r for r in both if part in (None, r["part"])]
+            if len(both) > 2:
+                a, b = [r["score"] for r in both], [r["score_2"] for r in both]
+                pearson = stats.pearsonr(a, b).statistic
+                spearman = stats.spearmanr(a, b).statistic
+                mad = sum(abs(x - y) for x, y in zip(a, b, strict=True)) / len(a)
+                out.append(
+                    f"similarity v2, {second} vs {firsts}, {name}: {len(both)} pairs, Pearson "
+                    f"{pearson:.3f}, Spearman {spearman:.3f}, mean absolute difference {mad:.2f}"
+                )
         for second, firsts in (("T3", "T1/T2"), ("T10", "T6-T9")):
             texts = [r for r in seg if r["guideline"] == "v2" and r.get("annotator_2") == second]
             texts = [r for r in texts if part in (None, r["part"])]

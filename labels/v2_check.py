@@ -81,12 +81,15 @@ def check_seg(material: list[dict], out: list[dict], problems: list[str]) -> Non
 
 def check_write(material: list[dict], out: list[dict], writer: str, problems: list[str]) -> None:
     mine = {m["item_id"] for m in material if m["writer"] == writer}
+    styles = ("blind", "partial") if writer in ("W", "X") else ("partial", "margin")  # round 2 / 1
     seen = Counter((r.get("item_id"), r.get("style")) for r in out)
     for r in out:
         if r.get("item_id") not in mine:
             problems.append(f"item_id {r.get('item_id')!r} is not one of writer {writer}'s")
-        if r.get("style") not in ("partial", "margin"):
-            problems.append(f"{r.get('item_id')}: style {r.get('style')!r} is not partial/margin")
+        if r.get("style") not in styles:
+            problems.append(
+                f"{r.get('item_id')}: style {r.get('style')!r} is not {'/'.join(styles)}"
+            )
         if not str(r.get("feedback", "")).strip():
             problems.append(f"{r.get('item_id')}: empty feedback")
         if r.get("writer") != writer:
