@@ -19,7 +19,7 @@ from unimatch_metric.segmenters.learned import (
     windows,
 )
 from unimatch_metric.training.finetune import FIT_PARAMS
-from unimatch_metric.training.train import gold_cut_labels, train_offline
+from unimatch_metric.training.train import ZERO_BELOW, gold_cut_labels, train_offline
 from unimatch_metric.training.trees import fit_trees
 from unimatch_metric.trees import predict_proba, predict_raw
 
@@ -126,6 +126,7 @@ def test_retraining_on_a_subset(tmp_path: Path) -> None:
     report = train_offline(LABELS, tmp_path, limit=150, progress=False, fit_params=quick)
     assert {p.name for p in tmp_path.iterdir()} == {"segmenter.npz", "scorer.npz", "reference.json"}
     assert report["segmenter"]["train_texts"] > 0 and report["scorer"]["train_pairs"] > 0
+    assert report["scorer"]["zero_below"] in ZERO_BELOW
     thresholds = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65)
     for key, side in (("cut_at", "feedback"), ("cut_at_instructor", "instructor")):
         assert report["segmenter"][key] in thresholds
@@ -142,6 +143,24 @@ def test_retraining_on_a_subset(tmp_path: Path) -> None:
     np.testing.assert_allclose(scores, reference["scores"], atol=1e-3)
     assert all(0 <= s <= 4 for s in scores)
     assert scorer.score([("Cite your sources.", "cite  your SOURCES.")]) == [4.0]
+
+
+def test_scores_under_the_models_zero_below_are_zero(tmp_path: Path) -> None:
+    from unimatch_metric.models import SCORER_FILE, load_model
+
+    pairs = [
+        ("Nice hook.", "Great opening line."),
+        ("Cite your sources.", "The dog scene is vivid."),
+        ("Who is she?", "Clarify who the woman in the second sentence is."),
+        ("Watch the comma splices.", "Several sentences run together with commas."),
+    ]
+    scores = {}
+    for cut in (0.0, 2.0):
+        model = {**load_model(SCORER_FILE), "zero_below": np.asarray(cut)}
+        np.savez(tmp_path / f"scorer{cut}.npz", **model)
+        scores[cut] = LearnedScorer(path=tmp_path / f"scorer{cut}.npz").score(pairs)
+    assert any(s < 2.0 for s in scores[0.0]) and any(s >= 2.0 for s in scores[0.0])
+    assert scores[2.0] == [0.0 if s < 2.0 else s for s in scores[0.0]]
 
 
 def test_learned_segmentations_are_cached(tmp_path: Path) -> None:

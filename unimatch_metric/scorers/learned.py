@@ -79,8 +79,10 @@ def pair_features(
 
 
 def predict_score(model: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
-    """Scores of the scorer's trees, clipped to the 0–4 scale."""
-    return np.clip(predict_raw(model, x), 0.0, 4.0)
+    """Scores of the scorer's trees, clipped to the 0–4 scale; a score below the model's
+    ``zero_below`` (chosen in training) is 0, as a judge scores most unrelated pairs."""
+    scores = np.clip(predict_raw(model, x), 0.0, 4.0)
+    return np.where(scores < float(model.get("zero_below", 0.0)), 0.0, scores)
 
 
 class LearnedScorer:

@@ -57,6 +57,8 @@ SEGMENTER_TREES = {"n_estimators": 400, "max_depth": 6}
 CUT_LOGISTIC_C = 0.01
 #: Folds (grouped by paragraph) whose held-out features train the scorer's trees.
 SCORER_FOLDS = 3
+#: Candidate scores under which the learned scorer says 0 (`_zero_below`).
+ZERO_BELOW = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
 def gold_cut_labels(text: str, units: Sequence[str]) -> np.ndarray:
@@ -166,9 +168,24 @@ def _fit_scorer(
     fine_tune(encoder, states, index, y, progress, fit_params)
     model = {
         **fit_trees(x, y, False),
+        "zero_below": np.asarray(_zero_below(x, y, fold)),
         **{TUNED_PREFIX + k: v for k, v in encoder.weights().items()},
     }
     return model, encoder
+
+
+def _zero_below(x: np.ndarray, y: np.ndarray, fold: np.ndarray) -> float:
+    """The score under which the scorer says 0: the one of `ZERO_BELOW` whose out-of-fold
+    predictions (trees fitted without the fold) have the highest Spearman correlation with
+    the labels. Most labels are 0, and a regression spreads them over low values."""
+    oof = np.zeros(len(y))
+    for f in range(SCORER_FOLDS):
+        inside, held = np.flatnonzero(fold != f), np.flatnonzero(fold == f)
+        oof[held] = predict_score(fit_trees(x[inside], y[inside], False), x[held])
+    spearman = {
+        t: score_agreement(list(y), np.where(oof < t, 0.0, oof)).spearman for t in ZERO_BELOW
+    }
+    return max(ZERO_BELOW, key=lambda t: (spearman[t], -t))
 
 
 def _fit_segmenter(
@@ -269,7 +286,10 @@ def train_offline(
     steps.update()
 
     score_model, encoder = _fit_scorer(pair_train, progress, fit_params)
-    report["scorer"] = {"train_pairs": len(pair_train)}
+    report["scorer"] = {
+        "train_pairs": len(pair_train),
+        "zero_below": float(score_model["zero_below"]),
+    }
     steps.update()
     if pair_val:
         val = [(r["a"], r["b"]) for r in pair_val]
