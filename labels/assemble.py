@@ -21,7 +21,7 @@ HERE = Path(__file__).parent
 RAW = HERE / "raw"
 RAW_V2 = RAW / "v2"
 SECOND_OPINIONS = {"S2", "S5", "S14", "P5"}  # annotators who re-labelled a subset independently
-SECOND_OPINIONS_V2 = {"R5", "R8", "T3", "T10"}
+SECOND_OPINIONS_V2 = {"R5", "R8", "T3", "T10", "T17"}
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -144,8 +144,8 @@ def new_texts(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
 
 
 def comment_texts(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
-    """The further instructor comments drawn by draw_comments.py, with their v2 units (T6-T9;
-    T10's as the second opinion)."""
+    """The further instructor comments drawn by draw_comments.py, with their v2 units
+    (T6-T9, T13-T16; T10's and T17's as second opinions)."""
     rows = []
     for path in sorted((HERE / "material" / "v2").glob("seg_comments_chunk*.jsonl")):
         for t in read_jsonl(path):
@@ -297,7 +297,7 @@ def agreement(seg: list[dict], pr: list[dict]) -> list[str]:
                     f"similarity v2, {second} vs {firsts}, {name}: {len(both)} pairs, Pearson "
                     f"{pearson:.3f}, Spearman {spearman:.3f}, mean absolute difference {mad:.2f}"
                 )
-        for second, firsts in (("T3", "T1/T2"), ("T10", "T6-T9")):
+        for second, firsts in (("T3", "T1/T2"), ("T10", "T6-T9"), ("T17", "T13-T16")):
             texts = [r for r in seg if r["guideline"] == "v2" and r.get("annotator_2") == second]
             texts = [r for r in texts if part in (None, r["part"])]
             if texts:

@@ -5,8 +5,11 @@ clause a second point could start at (a comma, "and", "but"), 3:1, from paragrap
 SEFORA's train split not yet in material/paragraphs.jsonl, of students whose ``part`` is
 train (or who have none yet: they become train), at most two comments per paragraph. The
 selection reads the text's surface only; every boundary is placed by an annotator.
-Appends the paragraphs to material/paragraphs.jsonl and writes material/v2/seg_comments_*.
+Appends the paragraphs to material/paragraphs.jsonl and writes the next free
+material/v2/seg_comments_chunk<N>.jsonl files and a second-opinion subset,
+seg_comments_double<R>.jsonl (R = 2, 3, ... per draw; the first draw's has no number).
 Run: python labels/draw_comments.py --corpus ../shared/data/SEFORA --count 520 --chunks 4
+(round 1, seed 4; round 2: --count 800 --seed 5)
 """
 
 from __future__ import annotations
@@ -51,6 +54,9 @@ def main() -> None:
     items = read_jsonl(MATERIAL / "paragraphs.jsonl")
     part_of = {r["student_id"]: r["part"] for r in items}
     used = {r["paragraph_id"] for r in items}
+    first_item = sum(r["item_id"].startswith("c") for r in items)
+    done = len(list((MATERIAL / "v2").glob("seg_comments_chunk*.jsonl")))
+    double = len(list((MATERIAL / "v2").glob("seg_comments_double*.jsonl")))
     rows = config_rows(read_corpus(args.corpus, progress=False))["paragraphs"]
     pool = [
         r
@@ -74,7 +80,7 @@ def main() -> None:
                 chosen.append(c)
         if not chosen:
             continue
-        item_id = f"c{len(new):03d}"
+        item_id = f"c{first_item + len(new):03d}"
         new.append(
             {
                 "item_id": item_id,
@@ -94,7 +100,7 @@ def main() -> None:
     append_jsonl(MATERIAL / "paragraphs.jsonl", new)
     size = -(-len(texts) // args.chunks)
     for n in range(args.chunks):
-        path = MATERIAL / "v2" / f"seg_comments_chunk{n + 1}.jsonl"
+        path = MATERIAL / "v2" / f"seg_comments_chunk{done + n + 1}.jsonl"
         path.write_text(
             "".join(
                 json.dumps(t, ensure_ascii=False) + "\n" for t in texts[n * size : (n + 1) * size]
@@ -104,7 +110,8 @@ def main() -> None:
     order = sorted(texts, key=lambda t: hashlib.sha256(t["text_id"].encode()).hexdigest())[
         : len(texts) // 8
     ]
-    (MATERIAL / "v2" / "seg_comments_double.jsonl").write_text(
+    name = f"seg_comments_double{double + 1 if double else ''}.jsonl"
+    (MATERIAL / "v2" / name).write_text(
         "".join(json.dumps(t, ensure_ascii=False) + "\n" for t in order), "utf-8"
     )
     print(f"{len(new)} paragraphs, {len(texts)} comments {dict(taken)}, {len(order)} double")

@@ -95,7 +95,7 @@ def check_write(material: list[dict], out: list[dict], writer: str, problems: li
         if r.get("writer") != writer:
             problems.append(f"{r.get('item_id')}: writer {r.get('writer')!r}, expected {writer}")
     problems += [f"{k}: written {n} times" for k, n in seen.items() if n > 1]
-    missing = sorted((i, s) for i in mine for s in ("partial", "margin") if (i, s) not in seen)
+    missing = sorted((i, s) for i in mine for s in styles if (i, s) not in seen)
     if missing:
         problems.append(f"{len(missing)} texts not written yet, first: {missing[:5]}")
 
