@@ -13,9 +13,11 @@ from unimatch_metric.models import MODEL_DIR, REFERENCE_FILE
 from unimatch_metric.scorers.learned import LearnedScorer
 from unimatch_metric.segmenters import SIDES
 from unimatch_metric.segmenters.learned import (
+    SEG_DIM,
     LearnedSegmenter,
     candidate_cuts,
     cut_states,
+    segmenter_features,
     windows,
 )
 from unimatch_metric.training.finetune import FIT_PARAMS
@@ -109,6 +111,14 @@ def test_candidate_cuts_where_the_text_leaves_no_space() -> None:
         ("Why?", "question"),
         ("A", "question"),
     ]  # no cut inside "well-known" or "U.S."
+
+
+def test_segmenter_features_say_which_side_the_text_comes_from() -> None:
+    text = "Nice hook. Cite your sources, and check the dates."
+    feedback, instructor = segmenter_features(text), segmenter_features(text, "instructor")
+    assert feedback.shape == instructor.shape == (len(candidate_cuts(text)), SEG_DIM)
+    np.testing.assert_array_equal(feedback[:, :-1], instructor[:, :-1])
+    assert set(feedback[:, -1]) == {0.0} and set(instructor[:, -1]) == {1.0}
 
 
 def test_gold_labels_mark_unit_starts() -> None:

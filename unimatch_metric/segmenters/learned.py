@@ -65,8 +65,8 @@ _CUT_KINDS = ("newline", "period", "exclaim", "question", "comma", "semicolon", 
 _CUT_DIM = len(_CUT_KINDS) + len(_CONNECTIVES) + 1 + 2 * UNIT_DIM + 1 + len(CATEGORY_CUES) + 30
 # the kind of the previous and the next cut, whether it has a connective, whether it exists
 _NEIGHBOUR_DIM = 2 * (len(_CUT_KINDS) + 2)
-#: Length of `segmenter_features`' rows.
-SEG_DIM = _CUT_DIM + _NEIGHBOUR_DIM
+#: Length of `segmenter_features`' rows (the last column: the text is an instructor comment).
+SEG_DIM = _CUT_DIM + _NEIGHBOUR_DIM + 1
 
 
 def candidate_cuts(text: str) -> list[tuple[int, str, str]]:
@@ -196,9 +196,10 @@ def _context_features(text: str, pieces: Sequence[str], i: int) -> list[float]:
     ]
 
 
-def segmenter_features(text: str) -> np.ndarray:
+def segmenter_features(text: str, side: Side = "feedback") -> np.ndarray:
     """One feature row per candidate cut of ``text`` (see `candidate_cuts`), with the kinds
-    of the neighbouring cuts."""
+    of the neighbouring cuts and the ``side`` the text comes from (instructors cut short
+    comments by point where feedback texts of the same length often hold one)."""
     cuts = candidate_cuts(text)
     pieces = _pieces(text, [c[0] for c in cuts])
     listed = float("\n" in text.strip())
@@ -236,7 +237,8 @@ def segmenter_features(text: str) -> np.ndarray:
     )
     none = np.zeros((1, cut.shape[1]))
     previous, following = np.vstack([none, cut])[:-1], np.vstack([cut, none])[1:]
-    return np.hstack([own, previous, following])
+    instructor = np.full((len(rows), 1), 1.0 if side == "instructor" else 0.0)
+    return np.hstack([own, previous, following, instructor])
 
 
 def windows(n: int) -> list[int]:
@@ -301,11 +303,15 @@ def logistic(model: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
 
 
 def cut_probabilities(
-    model: dict[str, np.ndarray], texts: Sequence[str], progress: bool | None = None
+    model: dict[str, np.ndarray],
+    texts: Sequence[str],
+    side: Side = "feedback",
+    progress: bool | None = None,
 ) -> list[np.ndarray]:
-    """The probability that a unit starts at each candidate cut of each text: the mean of the
-    trees' over `segmenter_features` and the logistic layer's over `cut_states`."""
-    surface = [segmenter_features(t) for t in texts]
+    """The probability that a unit starts at each candidate cut of each text (all on one
+    ``side``): the mean of the trees' over `segmenter_features` and the logistic layer's
+    over `cut_states`."""
+    surface = [segmenter_features(t, side) for t in texts]
     return mean_probabilities(model, surface, cut_states(texts, progress))
 
 
@@ -341,7 +347,7 @@ def segment_with(
     threshold = cut_threshold(model, side)
     return [
         cut_units(text, p > threshold)
-        for text, p in zip(texts, cut_probabilities(model, texts, progress), strict=True)
+        for text, p in zip(texts, cut_probabilities(model, texts, side, progress), strict=True)
     ]
 
 

@@ -196,7 +196,7 @@ def _fit_segmenter(
     by paragraph, lowest `_cut_error` over the training texts of that side; over all of
     them when the side has none)."""
     texts = [r["text"] for r in seg_train]
-    surface = [segmenter_features(t) for t in texts]
+    surface = [segmenter_features(r["text"], side_of(r)) for r in seg_train]
     states = cut_states(texts)
     ys = [gold_cut_labels(t, r["units"]) for t, r in zip(texts, seg_train, strict=True)]
     fold = _folds([r["item_id"] for r in seg_train], 5)
