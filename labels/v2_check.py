@@ -81,7 +81,9 @@ def check_seg(material: list[dict], out: list[dict], problems: list[str]) -> Non
 
 def check_write(material: list[dict], out: list[dict], writer: str, problems: list[str]) -> None:
     mine = {m["item_id"] for m in material if m["writer"] == writer}
-    styles = ("blind", "partial") if writer in ("W", "X") else ("partial", "margin")  # round 2 / 1
+    styles = (
+        ("blind", "partial") if writer in ("W", "X", "Y", "Z") else ("partial", "margin")
+    )  # round 2 / 1
     seen = Counter((r.get("item_id"), r.get("style")) for r in out)
     for r in out:
         if r.get("item_id") not in mine:

@@ -1,18 +1,21 @@
 """Material for the v2 rounds' new texts: paragraphs to write on, then texts to segment, then
 pairs to score. Round 1: writers N and O (``partial`` / ``margin`` texts); round 2: writers
-W and X (``blind`` / ``partial`` texts).
+W and X, round 3: writers Y and Z (``blind`` / ``partial`` texts; round 3 on the paragraphs
+of the instructor comments draw_comments.py drew).
 
-``draw 2``: 120 train paragraphs not yet written on (their instructor comments segmented
-under v2 by T1), fixed hash order, half per writer -> material/v2/write_more.jsonl.
+``draw R``: 120 train paragraphs not yet written on (their instructor comments segmented
+under v2), fixed hash order, half per writer -> material/v2/write_more.jsonl (round 2),
+write_comments.jsonl (round 3).
 ``seg W``: every text of raw/v2/feedback_writer<W>.jsonl -> material/v2/seg_new_<W>.jsonl
 (text_id ``<item>-<writer>-<style>``, the paragraph body, the text).
 ``pairs R``: after round R's segmentation (round 1: raw/v2/seg_T4.jsonl for N, seg_T5.jsonl
-for O; round 2: seg_T11.jsonl for W, seg_T12.jsonl for X), every (instructor unit x new
-unit) pair of an item, the instructor units taken from T1's v2 segmentation ->
+for O; round 2: seg_T11.jsonl for W, seg_T12.jsonl for X; round 3: T18, T19), every
+(instructor unit x new unit) pair of an item, the instructor units taken from the round's
+v2 segmentations (T1; round 3: T6-T9, T13-T16) ->
 material/v2/score_new_chunk*.jsonl (whole items per chunk, the rescore format; round 1
-chunks 1-2, round 2 chunks 3-6). Selection and assembly only; no boundary or score is
-produced here.
-Run: python labels/v2_new_material.py draw 2|seg W|pairs 2
+chunks 1-2, round 2 chunks 3-6, round 3 chunks 7-10). Selection and assembly only; no
+boundary or score is produced here.
+Run: python labels/v2_new_material.py draw 3|seg W|pairs 2
 """
 
 from __future__ import annotations
@@ -25,10 +28,18 @@ from pathlib import Path
 HERE = Path(__file__).parent
 V2 = HERE / "material" / "v2"
 RAW = HERE / "raw" / "v2"
-#: Per round: the paragraphs file, each writer's segmenter, the first score chunk, chunks.
+#: Per round: the paragraphs file, each writer's segmenter, the first score chunk, chunks,
+#: and whose v2 segmentations of the instructor comments the pairs take.
 ROUNDS = {
-    "1": ("write_partial.jsonl", {"N": "T4", "O": "T5"}, 1, 2),
-    "2": ("write_more.jsonl", {"W": "T11", "X": "T12"}, 3, 4),
+    "1": ("write_partial.jsonl", {"N": "T4", "O": "T5"}, 1, 2, ("T1",)),
+    "2": ("write_more.jsonl", {"W": "T11", "X": "T12"}, 3, 4, ("T1",)),
+    "3": (
+        "write_comments.jsonl",
+        {"Y": "T18", "Z": "T19"},
+        7,
+        4,
+        ("T6", "T7", "T8", "T9", "T13", "T14", "T15", "T16"),
+    ),
 }
 
 
@@ -42,14 +53,20 @@ def write(path: Path, rows: list[dict]) -> None:
 
 
 def draw(round_: str) -> None:
-    """Round 2's paragraphs: train items with v2 instructor units, none written on before."""
+    """A round's 120 paragraphs: train items whose instructor comments the round's
+    segmenters split under v2, none written on before (round 3: the paragraphs of the
+    comments draw_comments.py drew)."""
     taken = {
         r["item_id"]
         for name, *_ in ROUNDS.values()
         if (V2 / name).exists()
         for r in read(V2 / name)
     }
-    segmented = {r["text_id"].rsplit("-i", 1)[0] for r in read(RAW / "seg_T1.jsonl")}
+    segmented = {
+        r["text_id"].rsplit("-i", 1)[0]
+        for t in ROUNDS[round_][4]
+        for r in read(RAW / f"seg_{t}.jsonl")
+    }
     pool = [
         r
         for r in read(HERE / "material" / "paragraphs.jsonl")
@@ -81,10 +98,10 @@ def seg_material(writer: str) -> None:
 
 
 def pairs_material(round_: str) -> None:
-    name, writers, first, chunks = ROUNDS[round_]
+    name, writers, first, chunks, segmenters = ROUNDS[round_]
     items = {r["item_id"]: r for r in read(V2 / name)}
     instructor: dict[str, list[str]] = {}
-    for r in read(RAW / "seg_T1.jsonl"):
+    for r in (r for t in segmenters for r in read(RAW / f"seg_{t}.jsonl")):
         instructor.setdefault(r["text_id"].rsplit("-i", 1)[0], []).extend(r["units"])
     new: dict[str, list[tuple[str, list[str]]]] = {}
     for r in (r for t in writers.values() for r in read(RAW / f"seg_{t}.jsonl")):
