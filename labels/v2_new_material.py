@@ -15,7 +15,9 @@ v2 segmentations (T1; round 3: T6-T9, T13-T16) ->
 material/v2/score_new_chunk*.jsonl (whole items per chunk, the rescore format; round 1
 chunks 1-2, round 2 chunks 3-6, round 3 chunks 7-10). Selection and assembly only; no
 boundary or score is produced here.
-Run: python labels/v2_new_material.py draw 3|seg W|pairs 2
+``double R``: four items of each of round R's score chunks -> score_new_double<R>.jsonl,
+for a second annotator.
+Run: python labels/v2_new_material.py draw 3|seg W|pairs 2|double 2
 """
 
 from __future__ import annotations
@@ -130,5 +132,19 @@ def pairs_material(round_: str) -> None:
     print(len(out), "items,", sum(len(r["pairs"]) for r in out), "pairs")
 
 
+def double(round_: str) -> None:
+    """Four items of each of the round's score chunks (fixed hash order), to be scored again
+    by a second annotator -> material/v2/score_new_double<R>.jsonl."""
+    _, _, first, chunks, _ = ROUNDS[round_]
+    out = []
+    for n in range(first, first + chunks):
+        items = read(V2 / f"score_new_chunk{n}.jsonl")
+        items.sort(key=lambda r: hashlib.sha256(f"double:{r['item_id']}".encode()).hexdigest())
+        out += items[:4]
+    write(V2 / f"score_new_double{round_}.jsonl", out)
+    print(len(out), "items,", sum(len(r["pairs"]) for r in out), "pairs")
+
+
 if __name__ == "__main__":
-    {"draw": draw, "seg": seg_material, "pairs": pairs_material}[sys.argv[1]](sys.argv[2])
+    commands = {"draw": draw, "seg": seg_material, "pairs": pairs_material, "double": double}
+    commands[sys.argv[1]](sys.argv[2])
