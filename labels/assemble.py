@@ -21,7 +21,7 @@ HERE = Path(__file__).parent
 RAW = HERE / "raw"
 RAW_V2 = RAW / "v2"
 SECOND_OPINIONS = {"S2", "S5", "S14", "P5"}  # annotators who re-labelled a subset independently
-SECOND_OPINIONS_V2 = {"R5", "R8", "R13", "T3", "T10", "T17"}
+SECOND_OPINIONS_V2 = {"R5", "R8", "R13", "R18", "T3", "T10", "T17"}
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -232,7 +232,7 @@ def pairs(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
 
 def new_pairs(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
     """Pairs of the instructor's v2 units with the new texts' units, as scored under v2 (R13's
-    score as the second opinion where it scored the pair)."""
+    and R18's scores as the second opinion where they scored the pair)."""
     rows = []
     for path in sorted((HERE / "material" / "v2").glob("score_new_chunk*.jsonl")):
         for item in read_jsonl(path):
@@ -288,7 +288,12 @@ def agreement(seg: list[dict], pr: list[dict]) -> list[str]:
     out = []
     for part in ("train", "validation", None):
         name = part or "all"
-        for second, firsts in (("R5", "R1-R4"), ("R8", "R2"), ("R13", "R9-R12")):
+        for second, firsts in (
+            ("R5", "R1-R4"),
+            ("R8", "R2"),
+            ("R13", "R9-R12"),
+            ("R18", "R14-R17"),
+        ):
             both = [r for r in pr if r["guideline"] == "v2" and r.get("annotator_2") == second]
             both = [r for r in both if part in (None, r["part"])]
             if len(both) > 2:
