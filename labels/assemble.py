@@ -358,7 +358,7 @@ def main() -> None:
     new = sum("score_v1" not in r and r["guideline"] == "v2" for r in pr)
     print(
         f"pairs.jsonl: {len(pr)} pairs, {sum(r['guideline'] == 'v2' for r in pr)} with v2 "
-        f"scores ({new} new pairs of writers N/O's texts)"
+        f"scores ({new} new pairs of the v2 rounds' new texts)"
     )
     for what, n in (("texts segmented", seg_conflicts), ("pairs scored", pair_conflicts)):
         if n:
