@@ -2,13 +2,14 @@
 
 Selection only: this script chooses WHICH pairs, texts and paragraphs annotators and
 writers see, and splits them into chunks. It assigns no score and places no boundary.
-Run from anywhere: python labels/v2_material.py
+Run from anywhere: python labels/v2_material.py [reseg-model]
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -176,9 +177,42 @@ def write_partial(items: dict) -> None:
     print(f"write_partial: {len(rows)} paragraphs ({Counter(r['writer'] for r in rows)})")
 
 
+def reseg_model(items: dict) -> None:
+    """The model-style texts still under v1 units, to re-segment under v2: the train part in
+    five chunks (``reseg_model_chunk1``-``5``), the validation part in a sixth (its
+    annotator segments no training text), 60 texts (40 train, 20 validation, fixed hash
+    order) in ``reseg_model_double`` for a second opinion."""
+    texts = [
+        t
+        for t in read_jsonl(HERE / "segments.jsonl")
+        if t["source"] == "model" and t["guideline"] == "v1"
+    ]
+
+    def line(t: dict) -> dict:
+        return {"text_id": t["text_id"], "body": items[t["item_id"]]["body"], "text": t["text"]}
+
+    train = [t for t in texts if t["part"] == "train"]
+    validation = [t for t in texts if t["part"] == "validation"]
+    size = -(-len(train) // 5)
+    chunks = [train[k : k + size] for k in range(0, len(train), size)] + [validation]
+    for n, chunk in enumerate(chunks, 1):
+        write_jsonl(OUT / f"reseg_model_chunk{n}.jsonl", [line(t) for t in chunk])
+        print(f"reseg_model_chunk{n}: {len(chunk)} texts")
+    double = sorted(train, key=lambda t: stable(t["text_id"]))[:40]
+    double += sorted(validation, key=lambda t: stable(t["text_id"]))[:20]
+    double.sort(key=lambda t: t["text_id"])
+    write_jsonl(OUT / "reseg_model_double.jsonl", [line(t) for t in double])
+    print(f"reseg_model_double: {len(double)} texts")
+
+
 def main() -> None:
+    """Build the v2 round's first material (no argument) or the model-style texts'
+    re-segmentation material (``reseg-model``, drawn after the first round was assembled)."""
     OUT.mkdir(parents=True, exist_ok=True)
     items = {r["item_id"]: r for r in read_jsonl(HERE / "material" / "paragraphs.jsonl")}
+    if sys.argv[1:] == ["reseg-model"]:
+        reseg_model(items)
+        return
     rescore(items)
     reseg(items)
     write_partial(items)
