@@ -21,7 +21,7 @@ HERE = Path(__file__).parent
 RAW = HERE / "raw"
 RAW_V2 = RAW / "v2"
 SECOND_OPINIONS = {"S2", "S5", "S14", "P5"}  # annotators who re-labelled a subset independently
-SECOND_OPINIONS_V2 = {"R5", "R8", "R13", "R18", "T3", "T10", "T17"}
+SECOND_OPINIONS_V2 = {"R5", "R8", "R13", "R18", "T3", "T10", "T17", "T26"}
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -175,8 +175,9 @@ def comment_texts(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
 
 
 def with_v2_units(row: dict, v2: dict[str, dict[str, object]]) -> dict:
-    """``row`` with its v2 segmentation as the primary label where T1/T2 delivered (the v1
-    units kept as ``units_v1``; T3's as the second opinion), else marked as v1."""
+    """``row`` with its v2 segmentation as the primary label where a v2 annotator delivered
+    (T1/T2 for instructor comments, T20-T25 for model-style texts; the v1 units kept as
+    ``units_v1``; T3's or T26's as the second opinion), else marked as v1."""
     labelled = v2.get(row["text_id"], {})
     primary = sorted(n for n in labelled if n not in SECOND_OPINIONS_V2)
     if not primary:
@@ -305,7 +306,12 @@ def agreement(seg: list[dict], pr: list[dict]) -> list[str]:
                     f"similarity v2, {second} vs {firsts}, {name}: {len(both)} pairs, Pearson "
                     f"{pearson:.3f}, Spearman {spearman:.3f}, mean absolute difference {mad:.2f}"
                 )
-        for second, firsts in (("T3", "T1/T2"), ("T10", "T6-T9"), ("T17", "T13-T16")):
+        for second, firsts in (
+            ("T3", "T1/T2"),
+            ("T10", "T6-T9"),
+            ("T17", "T13-T16"),
+            ("T26", "T20-T25"),
+        ):
             texts = [r for r in seg if r["guideline"] == "v2" and r.get("annotator_2") == second]
             texts = [r for r in texts if part in (None, r["part"])]
             if texts:
@@ -325,10 +331,14 @@ def agreement(seg: list[dict], pr: list[dict]) -> list[str]:
             f"v2 re-scores: {len(moved)} pairs, {changed} ({changed / len(moved):.0%}) differ "
             f"from v1, mean change {shift:+.2f}"
         )
-    resegmented = [r for r in seg if "units_v1" in r]
-    if resegmented:
-        changed = sum(r["units"] != r["units_v1"] for r in resegmented)
-        out.append(f"v2 re-segmentations: {len(resegmented)} texts, {changed} differ from v1")
+    for source in ("instructor", "model"):
+        resegmented = [r for r in seg if "units_v1" in r and r["source"] == source]
+        if resegmented:
+            changed = sum(r["units"] != r["units_v1"] for r in resegmented)
+            out.append(
+                f"v2 re-segmentations, {source}: {len(resegmented)} texts, {changed} differ "
+                "from v1"
+            )
     return out
 
 
