@@ -139,10 +139,27 @@ def test_read_end_to_end_joins_candidates_comments_and_judges(tmp_path: Path) ->
     assert [r["candidate_id"] for r in rows] == ["e0A", "e0B", "e0C", "e1A", "e1B", "e1C"]
     assert rows[0]["references"] == ["Nice hook.", "Cite your sources."]
     assert (rows[0]["score"], rows[0]["rank"], rows[2]["rank"]) == (8.5, 1.0, 3.0)
-    # A judge who left a candidate out is an error naming it.
+    assert {r["judges"] for r in rows} == {2}
+    # A paragraph can have its own judges: J2 rated only e0, so e1's figures are J1's.
     path = tmp_path / "raw" / "rankings_J2.jsonl"
-    path.write_text(path.read_text().splitlines()[0] + "\n", encoding="utf-8")
-    with pytest.raises(UniMatchInputError, match="e1A: not scored and ranked by all 2 judges"):
+    first, second = path.read_text().splitlines()
+    path.write_text(first + "\n", encoding="utf-8")
+    rows = read_end_to_end(tmp_path)
+    assert [(r["score"], r["judges"]) for r in rows if r["candidate_id"] in ("e0A", "e1A")] == [
+        (8.5, 2),
+        (9.0, 1),
+    ]
+    # A judge who rated a paragraph but left one of its candidates out is an error naming it.
+    line = json.loads(second)
+    del line["scores"]["A"]
+    path.write_text(first + "\n" + json.dumps(line) + "\n", encoding="utf-8")
+    with pytest.raises(UniMatchInputError, match="e1A: judge J2 rated its paragraph but did not"):
+        read_end_to_end(tmp_path)
+    # A paragraph no judge rated is an error too.
+    for judge in ("J1", "J2"):
+        path = tmp_path / "raw" / f"rankings_{judge}.jsonl"
+        path.write_text(path.read_text().splitlines()[0] + "\n", encoding="utf-8")
+    with pytest.raises(UniMatchInputError, match="e1A: rated by no judge"):
         read_end_to_end(tmp_path)
 
 

@@ -1,8 +1,11 @@
 """Draw the end-to-end validation paragraphs from SEFORA students of the validation and
 test splits (never in labels/ training or validation): 1-5 non-empty instructor comments,
-50-350 words, at most two paragraphs per essay, 48 in all, fixed seed.
+50-350 words, at most two paragraphs per essay, fixed seed. The first 48 (e000-e047) are
+the first batch; a larger COUNT keeps them and draws on in the same order (the second
+batch, e048-e095, is COUNT 96). Also writes the last batch's writer material,
+writer_material_b<N>.jsonl and, without the instructor's comments, ..._blind.jsonl.
 
-Run: python labels/e2e/draw.py labels/e2e/paragraphs.jsonl
+Run: python labels/e2e/draw.py labels/e2e/paragraphs.jsonl [COUNT]
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from sefora_dataset.read import read_corpus
 
 
 def main() -> None:
+    count = int(sys.argv[2]) if len(sys.argv) > 2 else 48
     corpus = read_corpus(Path("../shared/data/SEFORA"), progress=False)
     rows = config_rows(corpus)["paragraphs"]
     pool = [
@@ -37,7 +41,7 @@ def main() -> None:
             continue
         per_essay[r["essay_id"]] += 1
         out.append(r)
-        if len(out) == 48:
+        if len(out) == count:
             break
     with open(sys.argv[1], "w", encoding="utf-8") as f:
         for i, r in enumerate(out):
@@ -50,6 +54,19 @@ def main() -> None:
                 "instructor_comments": [c for c in r["instructor_comments"] if c.strip()],
             }
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    # The writers' material of the last batch: the blind writer's without the comments.
+    batch = [json.loads(line) for line in Path(sys.argv[1]).read_text("utf-8").splitlines()][-48:]
+    n = len(out) // 48
+    for name, keys in (("", ("body", "instructor_comments")), ("_blind", ("body",))):
+        path = Path(sys.argv[1]).parent / f"writer_material_b{n}{name}.jsonl"
+        with open(path, "w", encoding="utf-8") as f:
+            for r in batch:
+                f.write(
+                    json.dumps(
+                        {"e2e_id": r["e2e_id"], **{k: r[k] for k in keys}}, ensure_ascii=False
+                    )
+                    + "\n"
+                )
     print(len(pool), "candidates,", len(out), "drawn")
 
 

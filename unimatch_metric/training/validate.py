@@ -233,7 +233,8 @@ def read_end_to_end(folder: Path) -> list[dict[str, Any]]:
     ``folder`` holds ``paragraphs.jsonl`` (``e2e_id``, ``instructor_comments``),
     ``candidates.jsonl`` (``candidate_id``, ``e2e_id``, ``letter``, ``kind``, ``text``) and
     ``raw/rankings_*.jsonl``, one file per judge (``e2e_id``, ``scores`` and ``ranking`` by
-    letter). Every judge must rate every candidate.
+    letter). A judge rates whole paragraphs (every candidate of each paragraph it has a line
+    for); every paragraph needs at least one judge (batches may have their own judges).
     """
 
     def rows(path: Path, keys: tuple[str, ...]) -> list[dict]:
@@ -255,31 +256,31 @@ def read_end_to_end(folder: Path) -> list[dict[str, Any]]:
     judges = sorted((folder / "raw").glob("rankings_*.jsonl"))
     if not judges:
         raise UniMatchInputError(folder / "raw", "", "no judges' file rankings_*.jsonl")
-    scores: dict[tuple[str, str], list[float]] = {}
-    ranks: dict[tuple[str, str], list[float]] = {}
+    rated: dict[str, list[dict]] = {}  # e2e_id -> its judges' lines
     for path in judges:
         for r in rows(path, ("e2e_id", "scores", "ranking")):
-            for letter, score in r["scores"].items():
-                scores.setdefault((r["e2e_id"], letter), []).append(float(score))
-            for position, letter in enumerate(r["ranking"], 1):
-                ranks.setdefault((r["e2e_id"], letter), []).append(float(position))
+            rated.setdefault(r["e2e_id"], []).append({**r, "judge": path.stem.split("_", 1)[1]})
     out = []
     for c in candidates:
-        key = (c["e2e_id"], c["letter"])
         if c["e2e_id"] not in comments:
             raise UniMatchInputError(folder / "paragraphs.jsonl", c["e2e_id"], "no such paragraph")
-        if len(scores.get(key, [])) != len(judges) or len(ranks.get(key, [])) != len(judges):
-            raise UniMatchInputError(
-                folder / "raw",
-                c["candidate_id"],
-                f"not scored and ranked by all {len(judges)} judges",
-            )
+        lines = rated.get(c["e2e_id"], [])
+        if not lines:
+            raise UniMatchInputError(folder / "raw", c["candidate_id"], "rated by no judge")
+        for r in lines:
+            if c["letter"] not in r["scores"] or c["letter"] not in r["ranking"]:
+                raise UniMatchInputError(
+                    folder / "raw",
+                    c["candidate_id"],
+                    f"judge {r['judge']} rated its paragraph but did not score and rank it",
+                )
         out.append(
             {
                 **c,
                 "references": comments[c["e2e_id"]],
-                "score": float(np.mean(scores[key])),
-                "rank": float(np.mean(ranks[key])),
+                "score": float(np.mean([float(r["scores"][c["letter"]]) for r in lines])),
+                "rank": float(np.mean([r["ranking"].index(c["letter"]) + 1 for r in lines])),
+                "judges": len(lines),
             }
         )
     return out
