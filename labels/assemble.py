@@ -336,8 +336,7 @@ def agreement(seg: list[dict], pr: list[dict]) -> list[str]:
         if resegmented:
             changed = sum(r["units"] != r["units_v1"] for r in resegmented)
             out.append(
-                f"v2 re-segmentations, {source}: {len(resegmented)} texts, {changed} differ "
-                "from v1"
+                f"v2 re-segmentations, {source}: {len(resegmented)} texts, {changed} differ from v1"
             )
     return out
 
