@@ -216,10 +216,10 @@ def test_instructor_comments_are_cut_at_their_own_threshold(tmp_path: Path) -> N
 def test_unimatch_segments_references_as_instructor_comments() -> None:
     from unimatch_metric import segment, unimatch
 
-    # A comment whose one cut the shipped model puts between the two sides' thresholds.
-    comments = ["Such friction here. Can you explore it?", "Great start! Now add a source."]
+    # A comment the shipped model cuts as an instructor comment but not as feedback.
+    comments = ["Good. Your dialogue is so real!", "Great start! Now add a source."]
     [as_instructor] = segment([comments[0]], "learned", side="instructor", use_cache=False)
-    assert as_instructor == ["Such friction here.", "Can you explore it?"]
+    assert as_instructor == ["Good.", "Your dialogue is so real!"]
     assert segment([comments[0]], "learned", use_cache=False) == [[comments[0]]]
     out = unimatch([comments[1]], [[comments[0]]], segmenter="learned", return_details=True)
     [details] = out["details"]
