@@ -21,7 +21,18 @@ HERE = Path(__file__).parent
 RAW = HERE / "raw"
 RAW_V2 = RAW / "v2"
 SECOND_OPINIONS = {"S2", "S5", "S14", "P5"}  # annotators who re-labelled a subset independently
-SECOND_OPINIONS_V2 = {"R5", "R8", "R13", "R18", "T3", "T10", "T17", "T26"}
+#: Each v2 second annotator and whose primary labels it re-did (for the agreement report).
+SECOND_OPINION_OF = {
+    "R5": "R1-R4",
+    "R8": "R2",
+    "R13": "R9-R12",
+    "R18": "R14-R17",
+    "T3": "T1/T2",
+    "T10": "T6-T9",
+    "T17": "T13-T16",
+    "T26": "T20-T25",
+}
+SECOND_OPINIONS_V2 = set(SECOND_OPINION_OF)
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -289,12 +300,7 @@ def agreement(seg: list[dict], pr: list[dict]) -> list[str]:
     out = []
     for part in ("train", "validation", None):
         name = part or "all"
-        for second, firsts in (
-            ("R5", "R1-R4"),
-            ("R8", "R2"),
-            ("R13", "R9-R12"),
-            ("R18", "R14-R17"),
-        ):
+        for second, firsts in ((k, v) for k, v in SECOND_OPINION_OF.items() if k[0] == "R"):
             both = [r for r in pr if r["guideline"] == "v2" and r.get("annotator_2") == second]
             both = [r for r in both if part in (None, r["part"])]
             if len(both) > 2:
@@ -306,12 +312,7 @@ def agreement(seg: list[dict], pr: list[dict]) -> list[str]:
                     f"similarity v2, {second} vs {firsts}, {name}: {len(both)} pairs, Pearson "
                     f"{pearson:.3f}, Spearman {spearman:.3f}, mean absolute difference {mad:.2f}"
                 )
-        for second, firsts in (
-            ("T3", "T1/T2"),
-            ("T10", "T6-T9"),
-            ("T17", "T13-T16"),
-            ("T26", "T20-T25"),
-        ):
+        for second, firsts in ((k, v) for k, v in SECOND_OPINION_OF.items() if k[0] == "T"):
             texts = [r for r in seg if r["guideline"] == "v2" and r.get("annotator_2") == second]
             texts = [r for r in texts if part in (None, r["part"])]
             if texts:

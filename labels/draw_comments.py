@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import random
 import re
 from collections import Counter
 from pathlib import Path
 
-from assemble import read_jsonl  # this folder: run as a script, like assemble.py
+from assemble import read_jsonl, write_jsonl  # this folder: run as a script, like assemble.py
 from draw import append_jsonl
 
 from sefora_dataset.build import config_rows, split_of
@@ -101,19 +100,12 @@ def main() -> None:
     size = -(-len(texts) // args.chunks)
     for n in range(args.chunks):
         path = MATERIAL / "v2" / f"seg_comments_chunk{done + n + 1}.jsonl"
-        path.write_text(
-            "".join(
-                json.dumps(t, ensure_ascii=False) + "\n" for t in texts[n * size : (n + 1) * size]
-            ),
-            "utf-8",
-        )
+        write_jsonl(path, texts[n * size : (n + 1) * size])
     order = sorted(texts, key=lambda t: hashlib.sha256(t["text_id"].encode()).hexdigest())[
         : len(texts) // 8
     ]
     name = f"seg_comments_double{double + 1 if double else ''}.jsonl"
-    (MATERIAL / "v2" / name).write_text(
-        "".join(json.dumps(t, ensure_ascii=False) + "\n" for t in order), "utf-8"
-    )
+    write_jsonl(MATERIAL / "v2" / name, order)
     print(f"{len(new)} paragraphs, {len(texts)} comments {dict(taken)}, {len(order)} double")
 
 
