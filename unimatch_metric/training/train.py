@@ -55,6 +55,11 @@ from unimatch_metric.training.validate import (
 #: 0.0946 with these).
 SEGMENTER_TREES = {"n_estimators": 400, "max_depth": 6}
 CUT_LOGISTIC_C = 0.01
+#: Weight of an instructor comment's cuts in the segmenter's fit. Comments are short, so at
+#: weight 1 their cuts are a fifth of the rows and the model follows feedback texts' habits.
+#: 5-fold train CV boundary F1, comments / feedback texts: weight 1 0.692 / 0.908, 3 0.701 /
+#: 0.905, 5 0.701 / 0.904.
+INSTRUCTOR_WEIGHT = 3.0
 #: Folds (grouped by paragraph) whose held-out features train the scorer's trees.
 SCORER_FOLDS = 3
 #: Candidate scores under which the learned scorer says 0 (`_zero_below`).
@@ -74,13 +79,16 @@ def gold_cut_labels(text: str, units: Sequence[str]) -> np.ndarray:
     return np.asarray([1.0 if c[0] in starts else 0.0 for c in candidate_cuts(text)])
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
-    """A standardised, L2-regularised logistic regression, as arrays (``cut_lr.*``)."""
+def fit_logistic(x: np.ndarray, y: np.ndarray, weight: np.ndarray) -> dict[str, np.ndarray]:
+    """A standardised, L2-regularised logistic regression with row weights, as arrays
+    (``cut_lr.*``)."""
     from sklearn.linear_model import LogisticRegression
 
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale == 0] = 1.0
-    fitted = LogisticRegression(C=CUT_LOGISTIC_C, max_iter=3000).fit((x - mean) / scale, y)
+    fitted = LogisticRegression(C=CUT_LOGISTIC_C, max_iter=3000).fit(
+        (x - mean) / scale, y, sample_weight=weight
+    )
     return {
         "cut_lr.mean": mean,
         "cut_lr.scale": scale,
@@ -200,6 +208,11 @@ def _fit_segmenter(
     states = cut_states(texts)
     ys = [gold_cut_labels(t, r["units"]) for t, r in zip(texts, seg_train, strict=True)]
     fold = _folds([r["item_id"] for r in seg_train], 5)
+    sides = [side_of(r) for r in seg_train]
+    weights = [
+        np.full(len(y), INSTRUCTOR_WEIGHT if s == "instructor" else 1.0)
+        for y, s in zip(ys, sides, strict=True)
+    ]
 
     def fit(which: np.ndarray) -> dict[str, np.ndarray]:
         y = np.concatenate([ys[i] for i in which])
@@ -210,13 +223,15 @@ def _fit_segmenter(
                 "the training texts of every fold need candidate cuts that "
                 "start a unit and cuts that do not (label more multi-unit texts)",
             )
+        w = np.concatenate([weights[i] for i in which])
         return {
-            **fit_trees(np.concatenate([surface[i] for i in which]), y, True, **SEGMENTER_TREES),
-            **fit_logistic(np.concatenate([states[i] for i in which]), y),
+            **fit_trees(
+                np.concatenate([surface[i] for i in which]), y, True, weight=w, **SEGMENTER_TREES
+            ),
+            **fit_logistic(np.concatenate([states[i] for i in which]), y, w),
         }
 
     cv_hyps: dict[float, list] = {t: [None] * len(texts) for t in cut_thresholds}
-    sides = [side_of(r) for r in seg_train]
     for f in range(5):
         model = fit(np.flatnonzero(fold != f))
         held = np.flatnonzero(fold == f)

@@ -23,15 +23,21 @@ def _initial_raw(model: Any, x: np.ndarray, classify: bool) -> float:
 
 
 def fit_trees(
-    x: np.ndarray, y: np.ndarray, classify: bool, seed: int = 0, **params: float
+    x: np.ndarray,
+    y: np.ndarray,
+    classify: bool,
+    seed: int = 0,
+    weight: np.ndarray | None = None,
+    **params: float,
 ) -> dict[str, np.ndarray]:
-    """Fit boosted trees (log-loss when ``classify``, else squared error); return arrays."""
+    """Fit boosted trees (log-loss when ``classify``, else squared error; rows weighted by
+    ``weight`` if given); return arrays."""
     try:
         from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
     except ImportError as err:
         raise MissingExtraError("retraining the learned models", "local", err.name) from err
     kind = GradientBoostingClassifier if classify else GradientBoostingRegressor
-    model = kind(random_state=seed, **{**TREE_PARAMS, **params}).fit(x, y)
+    model = kind(random_state=seed, **{**TREE_PARAMS, **params}).fit(x, y, sample_weight=weight)
     trees = [est.tree_ for est in model.estimators_[:, 0]]
     sizes = np.asarray([t.node_count for t in trees])
     return {
