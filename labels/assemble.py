@@ -31,6 +31,7 @@ SECOND_OPINION_OF = {
     "T10": "T6-T9",
     "T17": "T13-T16",
     "T26": "T20-T25",
+    "T28": "T27",
 }
 SECOND_OPINIONS_V2 = set(SECOND_OPINION_OF)
 
@@ -156,9 +157,15 @@ def new_texts(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
 
 def comment_texts(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
     """The further instructor comments drawn by draw_comments.py, with their v2 units
-    (T6-T9, T13-T16; T10's and T17's as second opinions)."""
+    (T6-T9, T13-T16; T10's and T17's as second opinions), then the terse comments writers P
+    and Q wrote in an instructor's register (v2_terse.py; style "terse", T27, T28's as the
+    second opinion)."""
     rows = []
-    for path in sorted((HERE / "material" / "v2").glob("seg_comments_chunk*.jsonl")):
+    folder = HERE / "material" / "v2"
+    paths = sorted(folder.glob("seg_comments_chunk*.jsonl")) + sorted(
+        folder.glob("seg_terse.jsonl")
+    )
+    for path in paths:
         for t in read_jsonl(path):
             labelled = v2.get(t["text_id"], {})
             primary = sorted(n for n in labelled if n not in SECOND_OPINIONS_V2)
@@ -171,7 +178,8 @@ def comment_texts(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
                 "paragraph_id": item["paragraph_id"],
                 "part": item["part"],
                 "source": "instructor",
-                "style": None,
+                "style": "terse" if "writer" in t else None,
+                **({"writer": t["writer"]} if "writer" in t else {}),
                 "text": t["text"],
                 "units": verbatim(t["text"], labelled[primary[0]]),
                 "annotator": primary[0],
@@ -355,7 +363,9 @@ def main() -> None:
     waiting = sum(
         len(read_jsonl(path))
         for path in (HERE / "material").glob("**/seg_*.jsonl")
-        if path.name.startswith(("seg_instructor", "seg_model", "seg_new_", "seg_comments_chunk"))
+        if path.name.startswith(
+            ("seg_instructor", "seg_model", "seg_new_", "seg_comments_chunk", "seg_terse")
+        )
     ) - len(seg)
     v2_texts = sum(r["guideline"] == "v2" for r in seg)
     print(
