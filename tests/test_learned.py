@@ -82,7 +82,13 @@ def test_cut_states_do_not_depend_on_batching_and_cover_long_texts() -> None:
     long = point * 40  # several encoder windows
     alone = cut_states([short])[0]
     together = cut_states([long, short, "No cut here"])
-    assert alone.shape == (len(candidate_cuts(short)), 2 * 3 * 384)
+    assert alone.shape == (len(candidate_cuts(short)), (2 * 3 + 3) * 384)
+    # The piece after a cut is the piece before the next one: its mean state is shared, and
+    # the last block is the product of the two pieces' means.
+    left, right = slice(6 * 384, 7 * 384), slice(7 * 384, 8 * 384)
+    np.testing.assert_allclose(alone[0, right], alone[1, left], atol=1e-6)
+    assert not np.allclose(alone[0, left], alone[0, right], atol=1e-2)
+    np.testing.assert_allclose(alone[:, 8 * 384 :], alone[:, left] * alone[:, right], atol=1e-6)
     np.testing.assert_allclose(together[1], alone, atol=1e-4)
     assert together[2].shape[0] == 0
     states = together[0]
@@ -217,9 +223,9 @@ def test_unimatch_segments_references_as_instructor_comments() -> None:
     from unimatch_metric import segment, unimatch
 
     # A comment the shipped model cuts as an instructor comment but not as feedback.
-    comments = ["Good. Your dialogue is so real!", "Great start! Now add a source."]
+    comments = ["Lovely. Now show her reaction.", "Great start! Now add a source."]
     [as_instructor] = segment([comments[0]], "learned", side="instructor", use_cache=False)
-    assert as_instructor == ["Good.", "Your dialogue is so real!"]
+    assert as_instructor == ["Lovely.", "Now show her reaction."]
     assert segment([comments[0]], "learned", use_cache=False) == [[comments[0]]]
     out = unimatch([comments[1]], [[comments[0]]], segmenter="learned", return_details=True)
     [details] = out["details"]
