@@ -298,7 +298,7 @@ def cut_states(texts: Sequence[str], progress: bool | None = None) -> list[np.nd
                 input_ids[k, : len(i)] = torch.tensor(i)
             layers = layer_states(bert, input_ids, mask, CUT_LAYERS)
             states = torch.cat(layers, dim=-1).numpy()
-            last = layers[-1].numpy()[:, 1:]  # word pieces only: index 0 is the first one
+            last = layers[-1].numpy()[:, 1:]  # [CLS] dropped: index 0 is the window's first piece
             for k, (t, w) in enumerate(batch):
                 for row, j, before, after in jobs[(t, w)]:
                     left, right = _mean(last[k, before:j], hidden), _mean(last[k, j:after], hidden)

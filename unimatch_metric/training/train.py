@@ -57,8 +57,8 @@ SEGMENTER_TREES = {"n_estimators": 400, "max_depth": 6}
 CUT_LOGISTIC_C = 0.01
 #: Weight of an instructor comment's cuts in the segmenter's fit. Comments are short, so at
 #: weight 1 their cuts are a fifth of the rows and the model follows feedback texts' habits.
-#: 5-fold train CV boundary F1, comments / feedback texts: weight 1 0.692 / 0.908, 3 0.701 /
-#: 0.905, 5 0.701 / 0.904.
+#: 5-fold train CV boundary F1, comments / feedback texts (before the terse comments were
+#: labelled): weight 1 0.692 / 0.908, 3 0.701 / 0.905, 5 0.701 / 0.904.
 INSTRUCTOR_WEIGHT = 3.0
 #: Folds (grouped by paragraph) whose held-out features train the scorer's trees.
 SCORER_FOLDS = 3
