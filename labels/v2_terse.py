@@ -24,7 +24,12 @@ WRITERS = ("P", "Q")
 
 
 def draw() -> None:
-    written = {r["item_id"] for path in V2.glob("write_*.jsonl") for r in read(path)}
+    written = {
+        r["item_id"]
+        for path in V2.glob("write_*.jsonl")
+        if path.name != "write_terse.jsonl"  # its own output: a re-run draws the same 100
+        for r in read(path)
+    }
     pool = [
         r
         for r in read(HERE / "material" / "paragraphs.jsonl")
