@@ -23,6 +23,7 @@ from unimatch_metric.models import MODEL_DIR
 from unimatch_metric.training.train import pair_label, read_labels, train_offline
 from unimatch_metric.training.validate import (
     end_to_end_agreement,
+    end_to_end_interval,
     read_end_to_end,
     score_agreement,
     segmenter_validation,
@@ -82,6 +83,13 @@ def register(subparsers: Any) -> None:
         "--segmenters", default="learned,rules", help="comma-separated segmenter backends"
     )
     e2e.add_argument("--scorers", default="learned,embedding", help="comma-separated scorers")
+    e2e.add_argument(
+        "--bootstrap",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also print 95 %% intervals from N paragraph resamples (e.g. 1000)",
+    )
     add_metric_options(e2e, stages=["match"])  # --model etc. go to the llm/auto backends
     e2e.set_defaults(func=run_validate_e2e)
 
@@ -133,7 +141,12 @@ def run_validate_scorer(args: argparse.Namespace) -> int:
 def run_validate_e2e(args: argparse.Namespace) -> int:
     """Print, for every segmenter x scorer, how UniMatch F1 follows the judges: Pearson with
     their scores over all candidates, mean per-paragraph Spearman with their ranking of the
-    non-trivial candidates, and the mean F1 of each kind of candidate."""
+    non-trivial candidates (with ``--bootstrap N``, their 95 % paragraph-bootstrap
+    intervals), and the mean F1 of each kind of candidate."""
+    if args.bootstrap < 0:
+        raise OptionError(
+            f"--bootstrap takes a number of resamples (0: none), got {args.bootstrap}"
+        )
     segmenters, scorers = args.segmenters.split(","), args.scorers.split(",")
     options = metric_options(args)
     llm = {name: options.pop(name) for name in LLM_FLAGS if name in options}
@@ -156,21 +169,25 @@ def run_validate_e2e(args: argparse.Namespace) -> int:
                 **(llm if uses_llm else {}),
             )
             f1 = [d["f1"] for d in out["details"]]
-            agreement = end_to_end_agreement(
-                f1,
+            judged = (
                 [c["score"] for c in candidates],
                 [c["rank"] for c in candidates],
                 [c["e2e_id"] for c in candidates],
                 [c["kind"] == "off_paragraph" for c in candidates],
             )
+            agreement = end_to_end_agreement(f1, *judged)
             kinds = sorted({c["kind"] for c in candidates})
             mean_f1 = {
                 k: sum(x for x, c in zip(f1, candidates, strict=True) if c["kind"] == k)
                 / sum(c["kind"] == k for c in candidates)
                 for k in kinds
             }
-            results.append(
-                {"segmenter": segmenter, "scorer": scorer, **asdict(agreement), "mean_f1": mean_f1}
-            )
+            result = {"segmenter": segmenter, "scorer": scorer, **asdict(agreement)}
+            if args.bootstrap:
+                result["bootstrap_95"] = {
+                    **end_to_end_interval(f1, *judged, resamples=args.bootstrap),
+                    "resamples": args.bootstrap,
+                }
+            results.append({**result, "mean_f1": mean_f1})
     print(json.dumps(results, indent=2))
     return 0

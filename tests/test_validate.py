@@ -12,6 +12,7 @@ from unimatch_metric.errors import UniMatchInputError
 from unimatch_metric.training.validate import (
     boundaries,
     end_to_end_agreement,
+    end_to_end_interval,
     read_end_to_end,
     score_agreement,
     segmentation_agreement,
@@ -94,6 +95,37 @@ def test_end_to_end_agreement_hand_worked() -> None:
     assert (flat.pooled_pearson, flat.mean_paragraph_spearman) == (None, 0.0)
     with pytest.raises(ValueError, match="differ in length"):
         end_to_end_agreement(metric[:5], scores, ranks, paragraphs, trivial)
+
+
+def test_end_to_end_interval_resamples_whole_paragraphs() -> None:
+    # Six paragraphs of three candidates; the metric follows the judges in five, and in the
+    # sixth ranks the two non-trivial candidates the wrong way round.
+    metric, scores, ranks, paragraphs, trivial = [], [], [], [], []
+    for p in range(6):
+        good, fair = (0.6, 0.3) if p < 5 else (0.3, 0.6)
+        metric += [good, fair, 0.05 * p]
+        scores += [9.0, 5.0, 0.0]
+        ranks += [1.0, 2.0, 3.0]
+        paragraphs += [f"p{p}"] * 3
+        trivial += [False, False, True]
+    point = end_to_end_agreement(metric, scores, ranks, paragraphs, trivial)
+    ci = end_to_end_interval(metric, scores, ranks, paragraphs, trivial, resamples=300)
+    low, high = ci["mean_paragraph_spearman"]
+    # Per-paragraph rhos are 1 or -1: a draw's mean is 1 - 2 * (share of the sixth paragraph).
+    assert point.mean_paragraph_spearman == pytest.approx(4 / 6)
+    assert low < point.mean_paragraph_spearman < high <= 1.0 and low >= -1.0
+    assert ci["pooled_pearson"][0] < point.pooled_pearson < ci["pooled_pearson"][1]
+    # Seeded: the same draws give the same interval.
+    again = end_to_end_interval(metric, scores, ranks, paragraphs, trivial, resamples=300)
+    assert again == ci
+    # A metric that is exactly the judges' scores agrees on every draw.
+    exact = end_to_end_interval(scores, scores, ranks, paragraphs, trivial, resamples=50)
+    assert exact["pooled_pearson"] == pytest.approx((1.0, 1.0))
+    # A constant metric has no pooled correlation on any draw.
+    flat = end_to_end_interval([0.1] * 18, scores, ranks, paragraphs, trivial, resamples=20)
+    assert flat["pooled_pearson"] is None
+    with pytest.raises(ValueError, match="at least 1"):
+        end_to_end_interval(metric, scores, ranks, paragraphs, trivial, resamples=0)
 
 
 def _write_e2e(folder: Path, judges: int = 2) -> None:
@@ -179,5 +211,14 @@ def test_validate_e2e_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     }
     assert out["mean_paragraph_spearman"] == pytest.approx(1.0)
     assert out["pooled_pearson"] > 0.9
+    assert "bootstrap_95" not in out
+    args = ["validate-e2e", str(tmp_path), "--segmenters", "rules", "--scorers", "exact"]
+    assert main([*args, "--bootstrap", "40"]) == 0
+    [boot] = json.loads(capsys.readouterr().out)
+    ci = boot["bootstrap_95"]
+    assert ci["resamples"] == 40
+    assert ci["pooled_pearson"][0] <= out["pooled_pearson"] <= ci["pooled_pearson"][1]
+    assert main([*args, "--bootstrap", "-1"]) == 2
+    assert "--bootstrap" in capsys.readouterr().err
     assert main(["validate-e2e", str(tmp_path / "missing")]) == 2
     assert "paragraphs.jsonl" in capsys.readouterr().err

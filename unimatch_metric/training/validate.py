@@ -226,6 +226,56 @@ def end_to_end_agreement(
     )
 
 
+def end_to_end_interval(
+    metric: Sequence[float],
+    scores: Sequence[float],
+    ranks: Sequence[float],
+    paragraphs: Sequence[str],
+    trivial: Sequence[bool],
+    resamples: int = 1000,
+    seed: int = 0,
+) -> dict[str, tuple[float, float] | None]:
+    """95 % paragraph-bootstrap intervals of `end_to_end_agreement`'s two figures.
+
+    Paragraphs are drawn with replacement (one drawn twice counts as two paragraphs), the
+    figures recomputed on each of ``resamples`` draws (seeded, so the interval is
+    repeatable) and their 2.5th and 97.5th percentiles returned; a figure undefined on every
+    draw has None. Candidates are resampled with their paragraph because a paragraph's
+    candidates share its instructor comments and judges.
+    """
+    if resamples < 1:
+        raise ValueError(f"resamples must be at least 1, got {resamples}")
+    rows: dict[str, list[int]] = {}
+    for i, paragraph in enumerate(paragraphs):
+        rows.setdefault(paragraph, []).append(i)
+    names = sorted(rows)
+    rng = np.random.default_rng(seed)
+    pooled, per_paragraph = [], []
+    for _ in range(resamples):
+        picked = [
+            (k, i) for k, name in enumerate(rng.choice(names, len(names))) for i in rows[name]
+        ]
+        result = end_to_end_agreement(
+            [metric[i] for _, i in picked],
+            [scores[i] for _, i in picked],
+            [ranks[i] for _, i in picked],
+            [f"{paragraphs[i]}#{k}" for k, i in picked],
+            [trivial[i] for _, i in picked],
+        )
+        if result.pooled_pearson is not None:
+            pooled.append(result.pooled_pearson)
+        if result.mean_paragraph_spearman is not None:
+            per_paragraph.append(result.mean_paragraph_spearman)
+
+    def interval(values: list[float]) -> tuple[float, float] | None:
+        if not values:
+            return None
+        low, high = np.percentile(values, [2.5, 97.5])
+        return float(low), float(high)
+
+    return {"pooled_pearson": interval(pooled), "mean_paragraph_spearman": interval(per_paragraph)}
+
+
 def read_end_to_end(folder: Path) -> list[dict[str, Any]]:
     """The candidates of an end-to-end validation set with their paragraph's instructor
     comments and the judges' mean score and mean rank position (1 = best).
