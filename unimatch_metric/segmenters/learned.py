@@ -64,8 +64,9 @@ _CLAUSE_CUT = re.compile(
 _JOINED_CUT = re.compile(r"(?<=\w\w)(?:[.!?]+|\u2026|--|[\u2013\u2014])(?=[A-Za-z])")
 _CUT_KINDS = ("newline", "period", "exclaim", "question", "comma", "semicolon", "colon", "dash")
 # cut kind, connective, bare punctuation, both pieces, question run, shared cues, relation
-# (13), bullet, lower-case start, list layout, position from each end, context (12)
-_CUT_DIM = len(_CUT_KINDS) + len(_CONNECTIVES) + 1 + 2 * UNIT_DIM + 1 + len(CATEGORY_CUES) + 30
+# (13), bullet, lower-case start, no space at the cut, list layout, position from each end,
+# context (12)
+_CUT_DIM = len(_CUT_KINDS) + len(_CONNECTIVES) + 1 + 2 * UNIT_DIM + 1 + len(CATEGORY_CUES) + 31
 # the kind of the previous and the next cut, whether it has a connective, whether it exists
 _NEIGHBOUR_DIM = 2 * (len(_CUT_KINDS) + 2)
 #: Length of `segmenter_features`' rows (the last column: the text is an instructor comment).
@@ -207,7 +208,7 @@ def segmenter_features(text: str, side: Side = "feedback") -> np.ndarray:
     pieces = _pieces(text, [c[0] for c in cuts])
     listed = float("\n" in text.strip())
     rows = []
-    for i, (_, kind, word) in enumerate(cuts):
+    for i, (offset, kind, word) in enumerate(cuts):
         left, right = pieces[i], pieces[i + 1]
         lf, rf = unit_features(left), unit_features(right)
         rows.append(
@@ -222,6 +223,7 @@ def segmenter_features(text: str, side: Side = "feedback") -> np.ndarray:
                 *_relation_features(left, right, kind),
                 1.0 if re.match(r"^\s*(?:[-*\u2022]|\d+[.)])", right) else 0.0,
                 1.0 if right[:1].islower() else 0.0,
+                0.0 if text[offset - 1].isspace() else 1.0,  # "bedroom?So": pasted comments
                 listed,
                 math.log1p(i),
                 math.log1p(len(cuts) - i - 1),
