@@ -222,10 +222,16 @@ def test_instructor_comments_are_cut_at_their_own_threshold(tmp_path: Path) -> N
 def test_unimatch_segments_references_as_instructor_comments() -> None:
     from unimatch_metric import segment, unimatch
 
-    # A comment the shipped model cuts as an instructor comment but not as feedback.
-    comments = ["Lovely. Now show her reaction.", "Great start! Now add a source."]
+    # A real comment the shipped model cuts as an instructor comment but not as feedback.
+    comments = [
+        "As much as I am enjoying the story, I did start to lose track of why they’re meeting.",
+        "Great start! Now add a source.",
+    ]
     [as_instructor] = segment([comments[0]], "learned", side="instructor", use_cache=False)
-    assert as_instructor == ["Lovely.", "Now show her reaction."]
+    assert as_instructor == [
+        "As much as I am enjoying the story,",
+        "I did start to lose track of why they’re meeting.",
+    ]
     assert segment([comments[0]], "learned", use_cache=False) == [[comments[0]]]
     out = unimatch([comments[1]], [[comments[0]]], segmenter="learned", return_details=True)
     [details] = out["details"]
