@@ -42,8 +42,8 @@ def pair_features(
 
     The fine-tuned and the original MiniLM cosine, cue agreement, each unit's cues, word and
     quote overlap. The embeddings' element-wise products are left out: on the validation
-    part they made the trees 100x slower to fit and no better (in 8 or 16 principal
-    components, Spearman moved by at most 0.004).
+    part they made the trees 100x slower to fit and no better (reduced to 8 or 16
+    principal components, they moved Spearman by at most 0.004).
     """
     if not pairs:
         return np.zeros((0, 0))

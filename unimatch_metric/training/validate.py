@@ -239,9 +239,10 @@ def end_to_end_interval(
 
     Paragraphs are drawn with replacement (one drawn twice counts as two paragraphs), the
     figures recomputed on each of ``resamples`` draws (seeded, so the interval is
-    repeatable) and their 2.5th and 97.5th percentiles returned; a figure undefined on every
-    draw has None. Candidates are resampled with their paragraph because a paragraph's
-    candidates share its instructor comments and judges.
+    repeatable) and their 2.5th and 97.5th percentiles returned. A draw on which a figure is
+    undefined (see `end_to_end_agreement`) is left out of that figure's interval; a figure
+    undefined on every draw has None. Candidates are resampled with their paragraph, as a
+    paragraph's candidates share its instructor comments and judges.
     """
     if resamples < 1:
         raise ValueError(f"resamples must be at least 1, got {resamples}")
@@ -252,9 +253,8 @@ def end_to_end_interval(
     rng = np.random.default_rng(seed)
     pooled, per_paragraph = [], []
     for _ in range(resamples):
-        picked = [
-            (k, i) for k, name in enumerate(rng.choice(names, len(names))) for i in rows[name]
-        ]
+        drawn = rng.integers(len(names), size=len(names))
+        picked = [(k, i) for k, n in enumerate(drawn) for i in rows[names[n]]]
         result = end_to_end_agreement(
             [metric[i] for _, i in picked],
             [scores[i] for _, i in picked],
