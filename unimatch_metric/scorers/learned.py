@@ -1,5 +1,5 @@
 """The learned scorer: gradient-boosted trees on the cosine of the two units' MiniLM
-embeddings, its top two layers fine-tuned on the labelled pairs, the original MiniLM cosine,
+embeddings, its top three layers fine-tuned on the labelled pairs, the original MiniLM cosine,
 feedback-category cues and word and quote overlap, predicting the 0–4 score (clipped).
 
 Deterministic and CPU-only; the trees and the fine-tuned layers (fp16) load from
