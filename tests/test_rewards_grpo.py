@@ -36,7 +36,12 @@ def test_two_grpo_steps_log_the_reward_functions_values(
         sample_dataset, "train", tokenizer=tokenizer, budget=BUDGET, max_new_tokens=MAX_NEW, limit=4
     )
     assert len(train) == 4 and max(train["prompt_tokens"]) <= BUDGET - MAX_NEW
-    reward = UniMatchReward(extract=feedback_extractor(), cache_dir=tmp_path / "cache")
+    # The embedding scorer: a tiny random model's text is unrelated to every comment, which
+    # the learned scorer rightly scores 0 for all completions; cosines still differ, so the
+    # logged rewards can be checked against the function's own values.
+    reward = UniMatchReward(
+        extract=feedback_extractor(), scorer="embedding", cache_dir=tmp_path / "cache"
+    )
     judge = UniMatchReward(extract=feedback_extractor(), scorer="llm", **llm)
     gated = GatedReward(reward, judge, EveryN(2), name="gated")
     args = GRPOConfig(
