@@ -90,6 +90,11 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="also print 95 %% intervals from N paragraph resamples (e.g. 1000)",
     )
+    e2e.add_argument(
+        "--paragraphs",
+        action="store_true",
+        help="give UniMatch each paragraph's text (its 'body'): units about another text score 0",
+    )
     add_metric_options(e2e, stages=["match"])  # --model etc. go to the llm/auto backends
     e2e.set_defaults(func=run_validate_e2e)
 
@@ -142,7 +147,8 @@ def run_validate_e2e(args: argparse.Namespace) -> int:
     """Print, for every segmenter x scorer, how UniMatch F1 follows the judges: Pearson with
     their scores over all candidates, mean per-paragraph Spearman with their ranking of the
     non-trivial candidates (with ``--bootstrap N``, their 95 % paragraph-bootstrap
-    intervals), and the mean F1 of each kind of candidate."""
+    intervals), and the mean F1 of each kind of candidate; with ``--paragraphs``, UniMatch
+    sees each paragraph's text (`unimatch_metric.grounding`)."""
     if args.bootstrap < 0:
         raise OptionError(
             f"--bootstrap takes a number of resamples (0: none), got {args.bootstrap}"
@@ -154,7 +160,13 @@ def run_validate_e2e(args: argparse.Namespace) -> int:
         raise OptionError(
             f"{', '.join(llm)} would be ignored: no 'llm' (or 'auto') in --segmenters/--scorers"
         )
-    candidates = read_end_to_end(args.folder if args.folder is not None else labels_dir() / "e2e")
+    folder = args.folder if args.folder is not None else labels_dir() / "e2e"
+    candidates = read_end_to_end(folder)
+    bodyless = next((c["e2e_id"] for c in candidates if c["paragraph"] is None), None)
+    if args.paragraphs and bodyless is not None:
+        raise UniMatchInputError(
+            folder / "paragraphs.jsonl", bodyless, "no 'body' (needed by --paragraphs)"
+        )
     results = []
     for segmenter in segmenters:
         for scorer in scorers:
@@ -162,6 +174,7 @@ def run_validate_e2e(args: argparse.Namespace) -> int:
             out = unimatch(
                 [c["text"] for c in candidates],
                 [c["references"] for c in candidates],
+                [c["paragraph"] for c in candidates] if args.paragraphs else None,
                 segmenter=segmenter,
                 scorer=scorer,
                 return_details=True,
@@ -182,7 +195,12 @@ def run_validate_e2e(args: argparse.Namespace) -> int:
                 / sum(c["kind"] == k for c in candidates)
                 for k in kinds
             }
-            result = {"segmenter": segmenter, "scorer": scorer, **asdict(agreement)}
+            result = {
+                "segmenter": segmenter,
+                "scorer": scorer,
+                "paragraphs": args.paragraphs,
+                **asdict(agreement),
+            }
             if args.bootstrap:
                 result["bootstrap_95"] = {
                     **end_to_end_interval(f1, *judged, resamples=args.bootstrap),

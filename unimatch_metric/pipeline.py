@@ -13,6 +13,7 @@ import numpy as np
 
 from sefora_common.text import lone_surrogate
 from unimatch_metric.errors import BackendError, UniMatchError
+from unimatch_metric.grounding import Grounding
 from unimatch_metric.match import RECOVERED_AT, match
 from unimatch_metric.options import Options
 from unimatch_metric.prompts import PROMPT_VERSION
@@ -32,12 +33,25 @@ def _kind(value: Any) -> str:
     return "None" if value is None else type(value).__name__
 
 
-def check_inputs(predictions: Any, references: Any) -> None:
+def check_inputs(predictions: Any, references: Any, paragraphs: Any = None) -> None:
     """Raise TypeError or ValueError naming the first bad item, e.g. ``references[2][1]``.
 
     ``predictions``: one string or list of strings per paragraph; ``references``: one list
-    of strings per paragraph, as many as predictions. Empty lists are fine.
+    of strings per paragraph, as many as predictions; ``paragraphs`` (optional): the text
+    of each paragraph, as many as predictions. Empty lists are fine.
     """
+    if paragraphs is not None:
+        if isinstance(paragraphs, (str, bytes)) or not isinstance(paragraphs, Sequence):
+            raise TypeError(
+                f"paragraphs must be a list (one text per paragraph), got {_kind(paragraphs)}"
+            )
+        if len(paragraphs) != len(predictions):
+            raise ValueError(
+                "paragraphs and predictions differ in length: "
+                f"{len(paragraphs)} != {len(predictions)}"
+            )
+        for i, paragraph in enumerate(paragraphs):
+            _check_text(paragraph, f"paragraphs[{i}]")
     for name, value in (("predictions", predictions), ("references", references)):
         if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
             raise TypeError(f"{name} must be a list (one item per paragraph), got {_kind(value)}")
@@ -95,9 +109,13 @@ class UniMatch:
         self,
         predictions: Sequence[str | Sequence[str]],
         references: Sequence[Sequence[str]],
+        paragraphs: Sequence[str] | None = None,
         **options: Any,
     ) -> dict[str, Any]:
         """Score ``predictions`` against ``references``; ``options`` override this instance's.
+
+        With ``paragraphs`` (the text each example's feedback is about), predicted units that
+        the grounding model finds about another text score 0 (`unimatch_metric.grounding`).
 
         Returns macro ``precision``/``recall``/``f1`` (means over paragraphs), pooled
         ``micro_*`` figures, mean unit counts, ``n_examples`` (examples scored), ``n_failed``
@@ -107,7 +125,7 @@ class UniMatch:
         opts = Options.from_kwargs(self.options, **options)
         if options:
             self._check(opts, self._given | set(options))
-        check_inputs(predictions, references)
+        check_inputs(predictions, references, paragraphs)
         segmenter = SEGMENTERS.create(opts.segmenter, opts)
         scorer = SCORERS.create(opts.scorer, opts)
         n = len(predictions)
@@ -150,6 +168,15 @@ class UniMatch:
         pairs = [(g, p) for i in live for g in ref_units[i] for p in pred_units[i]]
         scored = dict(zip(pairs, score_outcomes(pairs, scorer, opts), strict=True))
 
+        # Between scoring and matching: the units that are about another text, if known.
+        grounding = Grounding() if paragraphs is not None else None
+        off: dict[int, list[int]] = {}
+        if grounding is not None and paragraphs is not None:
+            found = grounding.off_paragraph(
+                [pred_units[i] for i in live], [paragraphs[i] for i in live]
+            )
+            off = dict(zip(live, found, strict=True))
+
         # Stage 3: matching per paragraph.
         results: dict[int, ExampleResult] = {}
         for i in live:
@@ -159,8 +186,13 @@ class UniMatch:
                 fail(i, failure)
                 continue
             matrix = np.asarray(values, dtype=float).reshape(len(ref_units[i]), len(pred_units[i]))
+            matrix[:, off.get(i, [])] = 0.0
             results[i] = ExampleResult(
-                pred_units[i], ref_units[i], matrix, match(matrix, opts.threshold)
+                pred_units[i],
+                ref_units[i],
+                matrix,
+                match(matrix, opts.threshold),
+                off.get(i) if grounding is not None else None,
             )
 
         # Stage 4: aggregation.
@@ -174,6 +206,7 @@ class UniMatch:
             "batch_size": opts.batch_size,
             "segment_references": opts.segment_references,
             "prompt_version": PROMPT_VERSION,
+            "grounding": grounding.config if grounding is not None else None,
         }
         output["config"]["signature"] = signature(output["config"])
         if opts.return_details:
@@ -185,7 +218,10 @@ class UniMatch:
 
 
 def unimatch(
-    predictions: Sequence[str | Sequence[str]], references: Sequence[Sequence[str]], **options: Any
+    predictions: Sequence[str | Sequence[str]],
+    references: Sequence[Sequence[str]],
+    paragraphs: Sequence[str] | None = None,
+    **options: Any,
 ) -> dict[str, Any]:
     """UniMatch scores of ``predictions`` against ``references`` (see `UniMatch.compute`)."""
-    return UniMatch(**options).compute(predictions, references)
+    return UniMatch(**options).compute(predictions, references, paragraphs)

@@ -36,6 +36,7 @@ class ExampleResult:
     reference_units: list[str]
     scores: np.ndarray
     match: MatchResult
+    off_paragraph: list[int] | None = None  # predicted units found off-paragraph, if checked
 
     def details(self) -> dict[str, Any]:
         """The JSON-friendly per-example entry of ``details``."""
@@ -45,6 +46,7 @@ class ExampleResult:
             "scores": self.scores.tolist(),
             "matches": [[i, j, score] for i, j, score in self.match.pairs],
             "n_recovered": self.match.n_recovered,
+            "off_paragraph_units": self.off_paragraph,
             "precision": self.match.precision,
             "recall": self.match.recall,
             "f1": self.match.f1,
@@ -60,6 +62,7 @@ def failed_details(reason: str) -> dict[str, Any]:
         "scores": None,
         "matches": None,
         "n_recovered": None,
+        "off_paragraph_units": None,
         "precision": None,
         "recall": None,
         "f1": None,
@@ -114,8 +117,10 @@ def signature(config: Mapping[str, Any]) -> str:
     ``unimatch:0.1.0|seg:learned@1a2b3c4d|score:llm:gpt-5-mini|prompt:...|tau:soft|bs:50|refs:units``.
 
     Two figures with the same signature were computed the same way; report it with them.
+    Results checked against their paragraphs end in ``|ground:learned@…``.
     """
     tau = config["threshold"]
+    grounding = config.get("grounding")
     return "|".join(
         [
             f"unimatch:{__version__}",
@@ -125,5 +130,6 @@ def signature(config: Mapping[str, Any]) -> str:
             f"tau:{'soft' if tau is None else format(float(tau), 'g')}",
             f"bs:{config['batch_size']}",
             f"refs:{'units' if config['segment_references'] else 'whole'}",
+            *([f"ground:{_backend_signature(grounding)}"] if grounding else []),
         ]
     )

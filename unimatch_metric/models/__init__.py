@@ -14,6 +14,7 @@ from unimatch_metric.errors import ModelFileError
 MODEL_DIR = Path(__file__).resolve().parent
 SEGMENTER_FILE = MODEL_DIR / "segmenter.npz"
 SCORER_FILE = MODEL_DIR / "scorer.npz"
+GROUNDING_FILE = MODEL_DIR / "grounding.npz"
 REFERENCE_FILE = MODEL_DIR / "reference.json"
 
 

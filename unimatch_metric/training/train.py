@@ -1,7 +1,7 @@
 """Retraining the learned offline backends from the project's guideline-labelled data
 (``labels/``): the segmenter's trees and logistic layer, the scorer's fine-tuned MiniLM top
-layers and trees; saved as ``.npz`` arrays with reference outputs for the reproducibility
-test. ``sefora train-offline`` runs `train_offline`.
+layers and trees, the grounding trees; saved as ``.npz`` arrays with reference outputs for
+the reproducibility test. ``sefora train-offline`` runs `train_offline`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ from sefora_common.io import write_bytes, write_text
 from sefora_common.progress import progress_bar
 from unimatch_metric.encoder import TunedEncoder
 from unimatch_metric.errors import UniMatchInputError
+from unimatch_metric.grounding import grounding_features, grounding_inputs
 from unimatch_metric.models import (
+    GROUNDING_FILE,
     MODEL_DIR,
     REFERENCE_FILE,
     SCORER_FILE,
@@ -49,6 +51,7 @@ from unimatch_metric.training.validate import (
     segmenter_validation,
     side_of,
 )
+from unimatch_metric.trees import predict_proba
 
 #: Deeper, longer boosting for the segmenter than the shared default, chosen by 5-fold CV
 #: on the train part of label batches 1-2 (WindowDiff 0.0985 with depth 3 / 200 trees,
@@ -124,19 +127,43 @@ def pair_label(row: dict) -> float:
 def _write_reference(
     segments: list[dict],
     pairs: list[dict],
-    seg_model: dict,
-    score_model: dict,
+    models: tuple[dict, dict, dict],
     encoder: TunedEncoder,
+    bodies: Mapping[str, str],
     out_dir: Path,
 ) -> None:
-    """Outputs of the new models on a few labelled inputs, for the reproducibility test."""
+    """Outputs of the new models on a few labelled inputs, for the reproducibility test:
+    segmentations, pair scores and the grounding of feedback texts' units, each against its
+    own paragraph and against the next text's."""
+    seg_model, score_model, ground_model = models
     texts = [r["text"] for r in segments[:20]]
     probe = [(r["a"], r["b"]) for r in pairs[:40]]
+    first: dict[str, dict] = {}  # the first feedback text of each paragraph, for four paragraphs
+    for r in segments:
+        if side_of(r) == "feedback" and r["item_id"] in bodies and len(first) < 4:
+            first.setdefault(r["item_id"], r)
+    feedback = list(first.values())
+    grounding = [
+        (r["units"], bodies[other["item_id"]])
+        for k, r in enumerate(feedback)
+        for other in (r, feedback[(k + 1) % len(feedback)])
+    ]
+    vectors = grounding_inputs([u for u, _ in grounding], [p for _, p in grounding])
     reference = {
         "texts": texts,
         "units": segment_with(seg_model, texts),
         "pairs": probe,
         "scores": predict_score(score_model, pair_features(probe, encoder)).tolist(),
+        "grounding": [
+            {
+                "units": units,
+                "paragraph": paragraph,
+                "probabilities": predict_proba(
+                    ground_model, grounding_features(units, paragraph, vectors)
+                ).tolist(),
+            }
+            for units, paragraph in grounding
+        ],
     }
     write_text(out_dir / REFERENCE_FILE.name, json.dumps(reference, ensure_ascii=False, indent=1))
 
@@ -194,6 +221,36 @@ def _zero_below(x: np.ndarray, y: np.ndarray, fold: np.ndarray) -> float:
         t: score_agreement(list(y), np.where(oof < t, 0.0, oof)).spearman for t in ZERO_BELOW
     }
     return max(ZERO_BELOW, key=lambda t: (spearman[t], -t))
+
+
+def _fit_grounding(seg_train: list[dict], bodies: Mapping[str, str]) -> dict[str, np.ndarray]:
+    """Fit the grounding trees: each unit of a training feedback text with the paragraph it
+    was written for (1) and with the paragraph half the sorted list of items away (0).
+
+    The labels are which paragraph a text was written for, a fact of how the data was made,
+    not a judgement: a generic unit ("Nice work.") fits both and is left near 0.5.
+    """
+    texts = [r for r in seg_train if side_of(r) == "feedback"]
+    missing = sorted({r["item_id"] for r in texts} - set(bodies))
+    if missing:
+        raise UniMatchInputError(
+            "material/paragraphs.jsonl", missing[0], "no paragraph body for this item"
+        )
+    items = sorted({r["item_id"] for r in texts})
+    if len(items) < 2:
+        raise UniMatchInputError(
+            "segments.jsonl", "item_id", "grounding needs feedback texts of two paragraphs"
+        )
+    other = {item: items[(k + len(items) // 2) % len(items)] for k, item in enumerate(items)}
+    examples = [
+        (r["units"], bodies[item], label)
+        for r in texts
+        for item, label in ((r["item_id"], 1.0), (other[r["item_id"]], 0.0))
+    ]
+    vectors = grounding_inputs([u for u, _, _ in examples], [b for _, b, _ in examples])
+    x = np.vstack([grounding_features(u, b, vectors) for u, b, _ in examples])
+    y = np.concatenate([np.full(len(u), label) for u, _, label in examples])
+    return fit_trees(x, y, True)
 
 
 def _fit_segmenter(
@@ -273,7 +330,8 @@ def train_offline(
     progress: bool | None = None,
     fit_params: Mapping[str, Any] = FIT_PARAMS,
 ) -> dict[str, Any]:
-    """Fit both learned models on the ``train`` part of ``labels_dir`` and save them.
+    """Fit the learned models (segmenter, scorer, grounding) on the ``train`` part of
+    ``labels_dir`` (with the paragraphs of ``material/paragraphs.jsonl``) and save them.
 
     The segmenter's probability thresholds are chosen by 5-fold cross-validation (see
     `_fit_segmenter`); figures on the held-out ``validation`` part (overall and per side) are
@@ -291,7 +349,10 @@ def train_offline(
         raise UniMatchInputError(
             labels_dir, "part", "no training rows (part == 'train') to learn from"
         )
-    steps = progress_bar(total=3, desc="Training offline models", show=progress)
+    bodies = {
+        r["item_id"]: r["body"] for r in read_labels(labels_dir / "material" / "paragraphs.jsonl")
+    }
+    steps = progress_bar(total=4, desc="Training offline models", show=progress)
 
     seg_model, report = _fit_segmenter(seg_train, cut_thresholds)
     if seg_val:
@@ -312,10 +373,21 @@ def train_offline(
         report["scorer"]["validation"] = vars(
             score_agreement([pair_label(r) for r in pair_val], pred)
         )
+    ground_model = _fit_grounding(seg_train, bodies)
+    report["grounding"] = {
+        "train_units": sum(len(r["units"]) for r in seg_train if side_of(r) == "feedback")
+    }
+    steps.update()
     _save(seg_model, out_dir / SEGMENTER_FILE.name)
     _save(score_model, out_dir / SCORER_FILE.name)
+    _save(ground_model, out_dir / GROUNDING_FILE.name)
     _write_reference(
-        seg_val or seg_train, pair_val or pair_train, seg_model, score_model, encoder, out_dir
+        seg_val or seg_train,
+        pair_val or pair_train,
+        (seg_model, score_model, ground_model),
+        encoder,
+        bodies,
+        out_dir,
     )
     load_model.cache_clear()
     tuned_encoder.cache_clear()

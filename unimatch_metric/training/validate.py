@@ -280,7 +280,8 @@ def read_end_to_end(folder: Path) -> list[dict[str, Any]]:
     """The candidates of an end-to-end validation set with their paragraph's instructor
     comments and the judges' mean score and mean rank position (1 = best).
 
-    ``folder`` holds ``paragraphs.jsonl`` (``e2e_id``, ``instructor_comments``),
+    ``folder`` holds ``paragraphs.jsonl`` (``e2e_id``, ``instructor_comments``, optionally
+    the paragraph's text as ``body``; ``paragraph`` is None without it),
     ``candidates.jsonl`` (``candidate_id``, ``e2e_id``, ``letter``, ``kind``, ``text``) and
     ``raw/rankings_*.jsonl``, one file per judge (``e2e_id``, ``scores`` and ``ranking`` by
     letter). A judge rates whole paragraphs (every candidate of each paragraph it has a line
@@ -296,10 +297,9 @@ def read_end_to_end(folder: Path) -> list[dict[str, Any]]:
             out.append(row)
         return out
 
-    comments = {
-        r["e2e_id"]: r["instructor_comments"]
-        for r in rows(folder / "paragraphs.jsonl", ("e2e_id", "instructor_comments"))
-    }
+    paragraphs = rows(folder / "paragraphs.jsonl", ("e2e_id", "instructor_comments"))
+    comments = {r["e2e_id"]: r["instructor_comments"] for r in paragraphs}
+    bodies = {r["e2e_id"]: r.get("body") for r in paragraphs}
     candidates = rows(
         folder / "candidates.jsonl", ("candidate_id", "e2e_id", "letter", "kind", "text")
     )
@@ -328,6 +328,7 @@ def read_end_to_end(folder: Path) -> list[dict[str, Any]]:
             {
                 **c,
                 "references": comments[c["e2e_id"]],
+                "paragraph": bodies[c["e2e_id"]],
                 "score": float(np.mean([float(r["scores"][c["letter"]]) for r in lines])),
                 "rank": float(np.mean([r["ranking"].index(c["letter"]) + 1 for r in lines])),
                 "judges": len(lines),

@@ -1,0 +1,146 @@
+"""Grounding, between scoring and matching when the paragraphs are given: is a predicted
+unit about this paragraph at all?
+
+UniMatch assumes both sides address the same paragraph; a scorer that sees two units only
+cannot tell "the ending about the age gap lands well" written for another text from the
+same praise of this one, and feedback about another text then earns the credit of generic
+matches. Given the paragraph, boosted trees (``models/grounding.npz``) estimate the
+probability that a unit was written for it: from how much of the unit (its words, quoted
+phrases, names, numbers) the paragraph contains and the MiniLM similarity of the unit to
+the paragraph and to its closest sentence. A unit under `OFF_PARAGRAPH_BELOW` scores 0
+against every instructor unit; it still counts as a predicted unit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from unimatch_metric.encoder import load_embedding_model
+from unimatch_metric.features import content_words
+from unimatch_metric.models import GROUNDING_FILE, load_model, model_digest
+from unimatch_metric.segmenters.rules import sentence_cuts
+from unimatch_metric.trees import predict_proba
+
+#: Probability (of being about the given paragraph) under which a unit is off-paragraph: the
+#: model finds it at least four times likelier to be about another text (its training rows
+#: are half own, half other paragraphs).
+OFF_PARAGRAPH_BELOW = 0.2
+
+_DOUBLE_QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d]{2,}?)[\"\u201d]")
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
+_NUMBER = re.compile(r"\d+")
+_SPACE = re.compile(r"\s+")
+
+
+def _flat(text: str) -> str:
+    return _SPACE.sub(" ", text.lower())
+
+
+def sentences(paragraph: str) -> list[str]:
+    """The paragraph's sentences and lines (the rule segmenter's sentence ends), non-empty."""
+    bounds = sorted({0, len(paragraph), *sentence_cuts(paragraph)})
+    parts = [paragraph[a:b].strip() for a, b in zip(bounds, bounds[1:], strict=False)]
+    return [p for p in parts if p] or [paragraph]
+
+
+def grounding_features(
+    units: Sequence[str], paragraph: str, vectors: dict[str, np.ndarray]
+) -> np.ndarray:
+    """One row per unit: its content words, quoted phrases, capitalised words and numbers,
+    each counted found and not found in ``paragraph``; the cosine of the unit's embedding
+    with the paragraph's and with its closest sentence's (``vectors``: text -> normalised
+    MiniLM embedding, for the units, the paragraph and its `sentences`)."""
+    stems = {w[:5] for w in content_words(paragraph)}
+    flat = _flat(paragraph)
+    whole = vectors[paragraph]
+    closest = np.asarray([vectors[s] for s in sentences(paragraph)])
+    rows = []
+    for unit in units:
+        words = content_words(unit)
+        found = sum(w[:5] in stems for w in words)
+        quotes = [_flat(q).strip(" .,;:!?") for q in _DOUBLE_QUOTED.findall(unit)]
+        quoted = sum(bool(q) and q in flat for q in quotes)
+        names = set(_NAME.findall(unit))
+        named = sum(n.lower() in flat for n in names)
+        numbers = set(_NUMBER.findall(unit))
+        counted = sum(n in flat for n in numbers)
+        v = vectors[unit]
+        rows.append(
+            [
+                len(words),
+                found,
+                found / max(1, len(words)),
+                len(words) - found,
+                len(quotes),
+                quoted,
+                len(quotes) - quoted,
+                len(names),
+                named,
+                len(names) - named,
+                len(numbers),
+                counted,
+                float(whole @ v),
+                float((closest @ v).max()),
+            ]
+        )
+    return np.asarray(rows, dtype=float).reshape(len(units), 14)
+
+
+def embed(texts: Sequence[str]) -> dict[str, np.ndarray]:
+    """Normalised MiniLM embeddings of the distinct ``texts``."""
+    distinct = list(dict.fromkeys(texts))
+    if not distinct:
+        return {}
+    vectors = load_embedding_model().encode(
+        distinct, batch_size=64, normalize_embeddings=True, show_progress_bar=False
+    )
+    return dict(zip(distinct, vectors, strict=True))
+
+
+def grounding_inputs(
+    units: Sequence[Sequence[str]], paragraphs: Sequence[str]
+) -> dict[str, np.ndarray]:
+    """The embeddings `grounding_features` needs for each example's units and paragraph."""
+    texts = [t for example in units for t in example]
+    for paragraph in paragraphs:
+        texts += [paragraph, *sentences(paragraph)]
+    return embed(texts)
+
+
+class Grounding:
+    """The learned grounding model: which predicted units are about another text."""
+
+    name = "learned"
+
+    def __init__(self, path: Path = GROUNDING_FILE) -> None:
+        self.path = path
+        self.model = load_model(path)
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The model file's digest (names it in the signature)."""
+        return {"name": self.name, "digest": model_digest(self.path)}
+
+    def probabilities(
+        self, units: Sequence[Sequence[str]], paragraphs: Sequence[str]
+    ) -> list[np.ndarray]:
+        """Per example, the probability that each unit is about its paragraph."""
+        vectors = grounding_inputs(units, paragraphs)
+        return [
+            predict_proba(self.model, grounding_features(u, p, vectors)) if u else np.zeros(0)
+            for u, p in zip(units, paragraphs, strict=True)
+        ]
+
+    def off_paragraph(
+        self, units: Sequence[Sequence[str]], paragraphs: Sequence[str]
+    ) -> list[list[int]]:
+        """Per example, the indices of its units under `OFF_PARAGRAPH_BELOW`."""
+        return [
+            [int(j) for j in np.flatnonzero(p < OFF_PARAGRAPH_BELOW)]
+            for p in self.probabilities(units, paragraphs)
+        ]
