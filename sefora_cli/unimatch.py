@@ -1,7 +1,8 @@
 """``sefora unimatch``: score a JSONL file of generated feedback with UniMatch.
 
 Each input line is one paragraph: ``{"prediction": "text" or ["unit", ...],
-"references": ["instructor comment", ...]}``. The API key of the LLM backends comes from
+"references": ["instructor comment", ...]}``, and with ``--paragraphs`` its text as
+``"paragraph"`` (units about another text then score 0). The API key of the LLM backends comes from
 ``$UNIMATCH_API_KEY`` (or ``$OPENAI_API_KEY``), never from the command line.
 """
 
@@ -30,13 +31,21 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--output", type=Path, help="write the JSON result here, not stdout")
     add_metric_options(parser)
     parser.add_argument("--details", action="store_true", help="add per-paragraph details")
+    parser.add_argument(
+        "--paragraphs",
+        action="store_true",
+        help="each line also holds the paragraph's text as 'paragraph': units about another "
+        "text score 0",
+    )
     parser.set_defaults(func=run)
 
 
-def _example_problems(where: str, row: dict) -> list[tuple[str, str]]:
+def _example_problems(where: str, row: dict, paragraphs: bool) -> list[tuple[str, str]]:
     if "prediction" not in row or "references" not in row:
         return [(where, "expected an object with 'prediction' and 'references'")]
     problems = []
+    if paragraphs and not isinstance(row.get("paragraph"), str):
+        problems.append((f"{where}: paragraph", "expected the paragraph's text (--paragraphs)"))
     if not (isinstance(row["prediction"], str) or _strings(row["prediction"])):
         problems.append((f"{where}: prediction", "expected a string or a list of strings"))
     if not _strings(row["references"]):
@@ -44,11 +53,19 @@ def _example_problems(where: str, row: dict) -> list[tuple[str, str]]:
     return problems
 
 
-def read_examples(path: Path) -> tuple[list[Any], list[Any]]:
-    """Predictions and references from a JSONL file; bad lines are one `UniMatchInputError`
-    listing every problem of each."""
-    rows = [row for _, row in read_jsonl(path, UniMatchInputError, _example_problems)]
-    return [r["prediction"] for r in rows], [r["references"] for r in rows]
+def read_examples(
+    path: Path, paragraphs: bool = False
+) -> tuple[list[Any], list[Any], list[str] | None]:
+    """Predictions, references and (with ``paragraphs``) paragraph texts from a JSONL file;
+    bad lines are one `UniMatchInputError` listing every problem of each."""
+    rows = [
+        row
+        for _, row in read_jsonl(
+            path, UniMatchInputError, lambda where, row: _example_problems(where, row, paragraphs)
+        )
+    ]
+    texts = [r["paragraph"] for r in rows] if paragraphs else None
+    return [r["prediction"] for r in rows], [r["references"] for r in rows], texts
 
 
 def _strings(value: Any) -> bool:
@@ -57,8 +74,14 @@ def _strings(value: Any) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     """Score the file and print (or write) the result."""
-    predictions, references = read_examples(args.input)
-    result = unimatch(predictions, references, return_details=args.details, **metric_options(args))
+    predictions, references, paragraphs = read_examples(args.input, args.paragraphs)
+    result = unimatch(
+        predictions,
+        references,
+        paragraphs,
+        return_details=args.details,
+        **metric_options(args),
+    )
     text = json.dumps(result, indent=2, ensure_ascii=False)
     if args.output is None:
         print(text)

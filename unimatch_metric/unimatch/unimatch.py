@@ -39,6 +39,9 @@ Args:
     predictions (`list` of `str` or of `list` of `str`): per paragraph, the generated
         feedback, either one text to segment or a list of ready feedback units.
     references (`list` of `list` of `str`): per paragraph, the instructor's comments.
+    paragraphs (`list` of `str`, optional, `compute` only): the text of each paragraph;
+        predicted units the grounding model finds about another text then score 0 (one
+        process only: evaluate does not gather compute arguments across processes).
     segmenter (`str` or callable): "auto" (default), "llm", "offline" (= "learned"),
         "rules", or a function text -> units.
     scorer (`str` or callable): "auto" (default), "llm", "offline" (= "learned"),
@@ -109,6 +112,11 @@ class Unimatch(evaluate.Metric):
     def compute(self, *, predictions=None, references=None, **kwargs):
         """As `evaluate.Metric.compute`; no example at all gives UniMatch's empty result
         (``n_examples`` 0, every figure None)."""
+        if kwargs.get("paragraphs") is not None and self.num_process > 1:
+            raise ValueError(
+                "paragraphs= works in one process only (evaluate gives compute arguments "
+                "to the main process alone, unaligned with the gathered examples)"
+            )
         if predictions is not None or references is not None:
             unimatch_metric.check_inputs(predictions, references)
             if not len(predictions) and not len(self) and self.num_process == 1:
