@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from sefora_cli.main import main
+from unimatch_metric.grounding import Grounding
 from unimatch_metric.models import MODEL_DIR, REFERENCE_FILE
 from unimatch_metric.scorers.learned import LearnedScorer
 from unimatch_metric.segmenters import SIDES
@@ -140,7 +141,12 @@ def test_gold_labels_mark_unit_starts() -> None:
 def test_retraining_on_a_subset(tmp_path: Path) -> None:
     quick = {**FIT_PARAMS, "epochs": 1}  # the recipe's shape, a third of its time
     report = train_offline(LABELS, tmp_path, limit=150, progress=False, fit_params=quick)
-    assert {p.name for p in tmp_path.iterdir()} == {"segmenter.npz", "scorer.npz", "reference.json"}
+    assert {p.name for p in tmp_path.iterdir()} == {
+        "segmenter.npz",
+        "scorer.npz",
+        "grounding.npz",
+        "reference.json",
+    }
     assert report["segmenter"]["train_texts"] > 0 and report["scorer"]["train_pairs"] > 0
     assert report["scorer"]["zero_below"] in ZERO_BELOW
     thresholds = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65)
@@ -159,6 +165,12 @@ def test_retraining_on_a_subset(tmp_path: Path) -> None:
     np.testing.assert_allclose(scores, reference["scores"], atol=1e-3)
     assert all(0 <= s <= 4 for s in scores)
     assert scorer.score([("Cite your sources.", "cite  your SOURCES.")]) == [4.0]
+    grounding = Grounding(tmp_path / "grounding.npz")
+    assert report["grounding"]["train_units"] > 0 and len(grounding.vocabulary) > 0
+    probe = reference["grounding"]
+    got = grounding.probabilities([r["units"] for r in probe], [r["paragraph"] for r in probe])
+    for p, row in zip(got, probe, strict=True):
+        np.testing.assert_allclose(p, row["probabilities"], atol=1e-4)
 
 
 def test_scores_under_the_models_zero_below_are_zero(tmp_path: Path) -> None:
@@ -247,6 +259,12 @@ def test_a_side_that_does_not_exist_is_an_option_error() -> None:
         segment(["Nice hook."], "rules", side="teacher")  # type: ignore[arg-type]
 
 
+def _copy_paragraphs(labels: Path) -> None:
+    (labels / "material").mkdir()
+    source = LABELS / "material" / "paragraphs.jsonl"
+    (labels / "material" / "paragraphs.jsonl").write_bytes(source.read_bytes())
+
+
 def test_retraining_needs_pairs_from_enough_paragraphs(tmp_path: Path) -> None:
     from unimatch_metric import UniMatchError
 
@@ -258,6 +276,10 @@ def test_retraining_needs_pairs_from_enough_paragraphs(tmp_path: Path) -> None:
     kept = [r for r in pairs if r["item_id"] in two_items]
     (labels / "segments.jsonl").write_text("\n".join(segments) + "\n", encoding="utf-8")
     (labels / "pairs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in kept), "utf-8")
+    # The paragraphs (for the grounding model) are read first: a missing file fails at once.
+    with pytest.raises(UniMatchError, match="material/paragraphs.jsonl: cannot read"):
+        train_offline(labels, out, progress=False)
+    _copy_paragraphs(labels)
     with pytest.raises(UniMatchError, match="at least 3 paragraphs"):
         train_offline(labels, out, progress=False)
     assert not out.exists()  # nothing written
@@ -269,6 +291,7 @@ def test_retraining_needs_segmentations_with_and_without_boundaries(tmp_path: Pa
     labels, out = tmp_path / "labels", tmp_path / "models"
     labels.mkdir()
     rows = [json.loads(line) for line in (LABELS / "segments.jsonl").open(encoding="utf-8")]
+    _copy_paragraphs(labels)
     whole = [{**r, "units": [r["text"].strip()]} for r in rows if r["part"] == "train"][:60]
     (labels / "segments.jsonl").write_text("".join(json.dumps(r) + "\n" for r in whole), "utf-8")
     (labels / "pairs.jsonl").write_bytes((LABELS / "pairs.jsonl").read_bytes())

@@ -132,7 +132,7 @@ def test_end_to_end_interval_resamples_whole_paragraphs() -> None:
         end_to_end_interval(metric, scores, ranks, paragraphs, trivial, resamples=0)
 
 
-def _write_e2e(folder: Path, judges: int = 2) -> None:
+def _write_e2e(folder: Path, judges: int = 2, bodies: bool = False) -> None:
     def lines(path: Path, rows: list[dict]) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
@@ -144,6 +144,22 @@ def _write_e2e(folder: Path, judges: int = 2) -> None:
             {"e2e_id": "e1", "instructor_comments": ["Who is Mara?"]},
         ],
     )
+    if bodies:
+        lines(
+            folder / "paragraphs.jsonl",
+            [
+                {
+                    "e2e_id": "e0",
+                    "instructor_comments": ["Nice hook.", "Cite your sources."],
+                    "body": "Studies show that sleep matters (Walker). Teens sleep too little.",
+                },
+                {
+                    "e2e_id": "e1",
+                    "instructor_comments": ["Who is Mara?"],
+                    "body": "Mara waved from the dock. I pretended not to see her.",
+                },
+            ],
+        )
     texts = {
         ("e0", "A"): ("close", "Nice hook. Cite your sources."),
         ("e0", "B"): ("partial", "Nice hook. The ending drags."),
@@ -226,3 +242,12 @@ def test_validate_e2e_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert "--bootstrap" in capsys.readouterr().err
     assert main(["validate-e2e", str(tmp_path / "missing")]) == 2
     assert "paragraphs.jsonl" in capsys.readouterr().err
+    # --paragraphs needs every paragraph's text, and passes it on.
+    assert main([*args, "--paragraphs"]) == 2
+    assert "e0: no 'body' (needed by --paragraphs)" in capsys.readouterr().err
+    assert out["paragraphs"] is False
+    _write_e2e(tmp_path, bodies=True)
+    assert main([*args, "--paragraphs"]) == 0
+    [grounded] = json.loads(capsys.readouterr().out)
+    assert grounded["paragraphs"] is True and grounded["n_candidates"] == 6
+    assert grounded["mean_f1"]["close"] == 1.0  # units about their paragraph keep their scores
