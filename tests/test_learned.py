@@ -140,8 +140,17 @@ def test_gold_labels_mark_unit_starts() -> None:
 @pytest.mark.slow
 def test_retraining_on_a_subset(tmp_path: Path) -> None:
     quick = {**FIT_PARAMS, "epochs": 1}  # the recipe's shape, a third of its time
-    report = train_offline(LABELS, tmp_path, limit=150, progress=False, fit_params=quick)
-    assert {p.name for p in tmp_path.iterdir()} == {
+    labels, out = tmp_path / "labels", tmp_path / "models"
+    labels.mkdir()
+    _copy_paragraphs(labels)
+    rows = [json.loads(line) for line in (LABELS / "segments.jsonl").open(encoding="utf-8")]
+    feedback = [r for r in rows if r["source"] == "model"]  # the grounding model learns on these
+    kept = rows[:90] + feedback[:60]
+    (labels / "segments.jsonl").write_text("".join(json.dumps(r) + "\n" for r in kept), "utf-8")
+    pairs = (LABELS / "pairs.jsonl").read_text(encoding="utf-8").splitlines()[:150]
+    (labels / "pairs.jsonl").write_text("\n".join(pairs) + "\n", "utf-8")
+    report = train_offline(labels, out, progress=False, fit_params=quick)
+    assert {p.name for p in out.iterdir()} == {
         "segmenter.npz",
         "scorer.npz",
         "grounding.npz",
@@ -153,19 +162,19 @@ def test_retraining_on_a_subset(tmp_path: Path) -> None:
     for key, side in (("cut_at", "feedback"), ("cut_at_instructor", "instructor")):
         assert report["segmenter"][key] in thresholds
         assert 0 <= report["segmenter"][f"cv_{side}"]["window_diff"] <= 1
-    seg = LearnedSegmenter(path=tmp_path / "segmenter.npz")
-    scorer = LearnedScorer(path=tmp_path / "scorer.npz")
+    seg = LearnedSegmenter(path=out / "segmenter.npz")
+    scorer = LearnedScorer(path=out / "scorer.npz")
     assert seg.segment(["Great start! Now add a source."])[0]
     assert seg.cache_namespace != LearnedSegmenter().cache_namespace  # never its old results
     assert scorer.cache_namespace != LearnedScorer().cache_namespace
     # The reference outputs written with the models are what the saved files reproduce.
-    reference = json.loads((tmp_path / "reference.json").read_text(encoding="utf-8"))
+    reference = json.loads((out / "reference.json").read_text(encoding="utf-8"))
     assert seg.segment(reference["texts"]) == reference["units"]
     scores = scorer.score([tuple(p) for p in reference["pairs"]])
     np.testing.assert_allclose(scores, reference["scores"], atol=1e-3)
     assert all(0 <= s <= 4 for s in scores)
     assert scorer.score([("Cite your sources.", "cite  your SOURCES.")]) == [4.0]
-    grounding = Grounding(tmp_path / "grounding.npz")
+    grounding = Grounding(out / "grounding.npz")
     assert report["grounding"]["train_units"] > 0 and len(grounding.vocabulary) > 0
     probe = reference["grounding"]
     got = grounding.probabilities([r["units"] for r in probe], [r["paragraph"] for r in probe])
@@ -280,6 +289,12 @@ def test_retraining_needs_pairs_from_enough_paragraphs(tmp_path: Path) -> None:
     with pytest.raises(UniMatchError, match="material/paragraphs.jsonl: cannot read"):
         train_offline(labels, out, progress=False)
     _copy_paragraphs(labels)
+    # The grounding model needs feedback texts of two paragraphs; these are all comments.
+    with pytest.raises(UniMatchError, match="grounding needs feedback texts of two paragraphs"):
+        train_offline(labels, out, progress=False)
+    rows = [json.loads(line) for line in (LABELS / "segments.jsonl").open(encoding="utf-8")]
+    feedback = [json.dumps(r) for r in rows if r["source"] == "model" and r["part"] == "train"]
+    (labels / "segments.jsonl").write_text("\n".join(segments + feedback[:20]) + "\n", "utf-8")
     with pytest.raises(UniMatchError, match="at least 3 paragraphs"):
         train_offline(labels, out, progress=False)
     assert not out.exists()  # nothing written
@@ -292,7 +307,10 @@ def test_retraining_needs_segmentations_with_and_without_boundaries(tmp_path: Pa
     labels.mkdir()
     rows = [json.loads(line) for line in (LABELS / "segments.jsonl").open(encoding="utf-8")]
     _copy_paragraphs(labels)
-    whole = [{**r, "units": [r["text"].strip()]} for r in rows if r["part"] == "train"][:60]
+    train = [r for r in rows if r["part"] == "train"]
+    texts = [r for r in train if r["source"] == "instructor"][:30]
+    texts += [r for r in train if r["source"] == "model"][:30]
+    whole = [{**r, "units": [r["text"].strip()]} for r in texts]
     (labels / "segments.jsonl").write_text("".join(json.dumps(r) + "\n" for r in whole), "utf-8")
     (labels / "pairs.jsonl").write_bytes((LABELS / "pairs.jsonl").read_bytes())
     with pytest.raises(UniMatchError, match="segments.jsonl: .* start a unit"):

@@ -359,7 +359,12 @@ def train_offline(
     }
     steps = progress_bar(total=4, desc="Training offline models", show=progress)
 
+    ground_model = _fit_grounding(seg_train, bodies)  # first: the quickest, and it checks inputs
+    steps.update()
     seg_model, report = _fit_segmenter(seg_train, cut_thresholds)
+    report["grounding"] = {
+        "train_units": sum(len(r["units"]) for r in seg_train if side_of(r) == "feedback")
+    }
     if seg_val:
         report["segmenter"]["validation"] = segmenter_validation(
             seg_val, lambda texts, side: segment_with(seg_model, texts, side=side)
@@ -378,11 +383,6 @@ def train_offline(
         report["scorer"]["validation"] = vars(
             score_agreement([pair_label(r) for r in pair_val], pred)
         )
-    ground_model = _fit_grounding(seg_train, bodies)
-    report["grounding"] = {
-        "train_units": sum(len(r["units"]) for r in seg_train if side_of(r) == "feedback")
-    }
-    steps.update()
     _save(seg_model, out_dir / SEGMENTER_FILE.name)
     _save(score_model, out_dir / SCORER_FILE.name)
     _save(ground_model, out_dir / GROUNDING_FILE.name)
