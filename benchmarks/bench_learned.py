@@ -30,7 +30,7 @@ def main() -> None:
     from unimatch_metric.segmenters.learned import LearnedSegmenter
     from unimatch_metric.segmenters.rules import RuleSegmenter
 
-    paragraphs = annotated_paragraphs(args.source)
+    paragraphs = [comments for comments, _ in annotated_paragraphs(args.source)]
     units = LearnedSegmenter().segment([c for cs in paragraphs for c in cs])
     per_paragraph, at = [], 0
     for comments in paragraphs:

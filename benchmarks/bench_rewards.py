@@ -42,7 +42,7 @@ def main() -> None:
     from unimatch_metric.rewards import UniMatchReward
 
     source = args.source if args.source.is_dir() else SAMPLE_SOURCE
-    paragraphs = annotated_paragraphs(source)
+    paragraphs = [comments for comments, _ in annotated_paragraphs(source)]
     n = len(paragraphs)
     prompts, completions, references = [], [], []
     for i in range(args.prompts):

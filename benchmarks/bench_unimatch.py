@@ -11,7 +11,11 @@ embedding-based scorer must spend. Reported: pairs/s and paragraphs/s of a cold
 ``compute`` (empty cache) and its ratio to the baseline; then ``compute`` on 64 paragraphs
 with an empty cache and again with the cache warm.
 
+With ``--grounding`` every ``compute`` is also given the paragraphs' texts (the references'
+paragraphs), so the grounding model runs too.
+
 Usage: python benchmarks/bench_unimatch.py [--source DIR] [--paragraphs N] [--repeat R]
+[--grounding]
 """
 
 from __future__ import annotations
@@ -24,8 +28,9 @@ from pathlib import Path
 DEFAULT_SOURCE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "SEFORA"
 
 
-def annotated_paragraphs(source: Path) -> list[list[str]]:
-    """The non-empty instructor comments of every paragraph that has one, in corpus order."""
+def annotated_paragraphs(source: Path) -> list[tuple[list[str], str]]:
+    """The non-empty instructor comments and the text of every paragraph that has one, in
+    corpus order."""
     from sefora_dataset.read import read_corpus
 
     paragraphs = []
@@ -34,7 +39,7 @@ def annotated_paragraphs(source: Path) -> list[list[str]]:
             for paragraph in draft.data["paragraphs"]:
                 comments = [a["comment"] for a in paragraph["annotations"] if a["comment"].strip()]
                 if comments:
-                    paragraphs.append(comments)
+                    paragraphs.append((comments, paragraph["body"]))
     return paragraphs
 
 
@@ -65,6 +70,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, help="torch threads (default: torch's choice)")
     parser.add_argument("--segmenter", default="offline", help="segmenter backend name")
     parser.add_argument("--scorer", default="offline", help="scorer backend name")
+    parser.add_argument(
+        "--grounding", action="store_true", help="give compute the paragraphs (grounding on)"
+    )
     args = parser.parse_args()
 
     import torch
@@ -78,8 +86,10 @@ def main() -> None:
     paragraphs = annotated_paragraphs(args.source)
     read_s = time.perf_counter() - start
     n = len(paragraphs) - 1 if args.paragraphs <= 0 else min(args.paragraphs, len(paragraphs) - 1)
-    references = paragraphs[:n]
-    predictions = [" ".join(comments) for comments in paragraphs[1 : n + 1]]
+    references = [comments for comments, _ in paragraphs[:n]]
+    predictions = [" ".join(comments) for comments, _ in paragraphs[1 : n + 1]]
+    # With --grounding every compute also gets the references' paragraph texts.
+    given = {"paragraphs": [body for _, body in paragraphs[:n]]} if args.grounding else {}
 
     start = time.perf_counter()
     model = load_embedding_model()
@@ -102,6 +112,7 @@ def main() -> None:
                 scorer=args.scorer,
                 segmenter=args.segmenter,
                 cache_dir=cache_dir,
+                **given,
             )
 
     secs, results = best_of(
@@ -114,6 +125,7 @@ def main() -> None:
                 scorer=args.scorer,
                 segmenter=args.segmenter,
                 use_cache=False,
+                **given,
             ),
         },
         args.repeat,
@@ -121,6 +133,7 @@ def main() -> None:
     result = results["cold"]
 
     w = min(args.warm, n)
+    given_w = {k: v[:w] for k, v in given.items()}
     w_pairs = len(distinct_pairs(ref_units[:w], pred_units[:w]))
     with tempfile.TemporaryDirectory() as root:
         rounds = iter(range(10**6))
@@ -133,6 +146,7 @@ def main() -> None:
                 scorer=args.scorer,
                 segmenter=args.segmenter,
                 cache_dir=folder,
+                **given_w,
             )
 
         unimatch_metric.unimatch(
@@ -141,6 +155,7 @@ def main() -> None:
             scorer=args.scorer,
             segmenter=args.segmenter,
             cache_dir=Path(root, "warm"),
+            **given_w,
         )
         w_secs, _ = best_of(
             {
@@ -151,6 +166,7 @@ def main() -> None:
                     scorer=args.scorer,
                     segmenter=args.segmenter,
                     cache_dir=Path(root, "warm"),
+                    **given_w,
                 ),
             },
             args.repeat,
