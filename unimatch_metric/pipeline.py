@@ -169,9 +169,10 @@ class UniMatch:
         scored = dict(zip(pairs, score_outcomes(pairs, scorer, opts), strict=True))
 
         # Between scoring and matching: the units that are about another text, if known.
-        grounding = Grounding() if paragraphs is not None else None
+        grounding: Grounding | None = None
         off: dict[int, list[int]] = {}
-        if grounding is not None and paragraphs is not None:
+        if paragraphs is not None:
+            grounding = Grounding()
             found = grounding.off_paragraph(
                 [pred_units[i] for i in live], [paragraphs[i] for i in live]
             )

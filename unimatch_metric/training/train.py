@@ -19,7 +19,7 @@ from sefora_common.io import write_bytes, write_text
 from sefora_common.progress import progress_bar
 from unimatch_metric.encoder import TunedEncoder
 from unimatch_metric.errors import UniMatchInputError
-from unimatch_metric.grounding import feedback_vocabulary, grounding_features, grounding_inputs
+from unimatch_metric.grounding import feedback_vocabulary, grounding_features
 from unimatch_metric.models import (
     GROUNDING_FILE,
     MODEL_DIR,
@@ -148,7 +148,6 @@ def _write_reference(
         for k, r in enumerate(feedback)
         for other in (r, feedback[(k + 1) % len(feedback)])
     ]
-    vectors = grounding_inputs([u for u, _ in grounding], [p for _, p in grounding])
     vocabulary = frozenset(ground_model["vocabulary"].tolist())
     reference = {
         "texts": texts,
@@ -160,7 +159,7 @@ def _write_reference(
                 "units": units,
                 "paragraph": paragraph,
                 "probabilities": predict_proba(
-                    ground_model, grounding_features(units, paragraph, vectors, vocabulary)
+                    ground_model, grounding_features(units, paragraph, vocabulary)
                 ).tolist(),
             }
             for units, paragraph in grounding
@@ -252,8 +251,7 @@ def _fit_grounding(seg_train: list[dict], bodies: Mapping[str, str]) -> dict[str
         [[r["text"] for r in texts if r["item_id"] == item] for item in items]
     )
     known = frozenset(vocabulary.tolist())
-    vectors = grounding_inputs([u for u, _, _ in examples], [b for _, b, _ in examples])
-    x = np.vstack([grounding_features(u, b, vectors, known) for u, b, _ in examples])
+    x = np.vstack([grounding_features(u, b, known) for u, b, _ in examples])
     y = np.concatenate([np.full(len(u), label) for u, _, label in examples])
     return {**fit_trees(x, y, True), "vocabulary": vocabulary}
 
