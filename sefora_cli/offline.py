@@ -58,7 +58,11 @@ def register(subparsers: Any) -> None:
         "--labels", type=Path, help="folder with the JSONL files (default: the checkout's labels/)"
     )
     train.add_argument("--out", type=Path, default=MODEL_DIR, help="where to write the models")
-    train.add_argument("--limit", type=int, help="use only the first N rows of each file")
+    train.add_argument(
+        "--limit",
+        type=int,
+        help="use only the first N rows of each file (of each side in segments.jsonl)",
+    )
     train.set_defaults(func=run_train)
 
     for name, default, stage in (
@@ -162,10 +166,17 @@ def run_validate_e2e(args: argparse.Namespace) -> int:
         )
     folder = args.folder if args.folder is not None else labels_dir() / "e2e"
     candidates = read_end_to_end(folder)
-    bodyless = next((c["e2e_id"] for c in candidates if c["paragraph"] is None), None)
+    bodyless = next(
+        (
+            c["e2e_id"]
+            for c in candidates
+            if not (isinstance(c["paragraph"], str) and c["paragraph"].strip())
+        ),
+        None,
+    )
     if args.paragraphs and bodyless is not None:
         raise UniMatchInputError(
-            folder / "paragraphs.jsonl", bodyless, "no 'body' (needed by --paragraphs)"
+            folder / "paragraphs.jsonl", bodyless, "no 'body' text (needed by --paragraphs)"
         )
     results = []
     for segmenter in segmenters:

@@ -34,8 +34,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--paragraphs",
         action="store_true",
-        help="each line also holds the paragraph's text as 'paragraph': units about another "
-        "text score 0",
+        help="read each line's 'paragraph' (its text; ignored without this flag): units "
+        "about another text score 0",
     )
     parser.set_defaults(func=run)
 
@@ -44,7 +44,8 @@ def _example_problems(where: str, row: dict, paragraphs: bool) -> list[tuple[str
     if "prediction" not in row or "references" not in row:
         return [(where, "expected an object with 'prediction' and 'references'")]
     problems = []
-    if paragraphs and not isinstance(row.get("paragraph"), str):
+    text = row.get("paragraph")
+    if paragraphs and not (isinstance(text, str) and text.strip()):
         problems.append((f"{where}: paragraph", "expected the paragraph's text (--paragraphs)"))
     if not (isinstance(row["prediction"], str) or _strings(row["prediction"])):
         problems.append((f"{where}: prediction", "expected a string or a list of strings"))

@@ -46,6 +46,9 @@ def test_features_count_what_the_paragraph_holds() -> None:
     assert list(x[0, 10:13]) == [1, 1, 0]  # one name after the sentence start, found
     assert list(x[1, 13:15]) == [1, 0]  # a number the paragraph lacks
     assert list(x[1, 10:13]) == [0, 0, 0]  # "Rain" opens the unit: not taken for a name
+    # Names and numbers count as whole words only: "Art" is not in "start", 19 not in 1998.
+    y = grounding_features(["Ask Art about 19 things."], "A start in 1998.", frozenset())
+    assert list(y[0, 10:15]) == [1, 0, 1, 1, 0]
     assert grounding_features([], PARAGRAPH, frozenset()).shape == (0, N_FEATURES)
 
 
@@ -102,6 +105,7 @@ def test_a_unit_about_another_text_scores_zero() -> None:
         ([PARAGRAPH, PARAGRAPH], ValueError, "paragraphs and predictions differ in length: 2 != 1"),
         ([None], TypeError, r"paragraphs\[0\] must be a string, got None"),
         (["\ud800"], ValueError, r"paragraphs\[0\] holds a lone surrogate"),
+        ([" \n"], ValueError, r"paragraphs\[0\] is empty"),
     ],
 )
 def test_bad_paragraphs_are_named(paragraphs: object, error: type, message: str) -> None:
@@ -132,5 +136,10 @@ def test_evaluate_module_passes_paragraphs(tmp_path: Path) -> None:
     out = metric.compute(paragraphs=[PARAGRAPH], return_details=True)
     assert out["details"][0]["off_paragraph_units"] == [1]
     assert out == unimatch([[OWN, OTHER]], [REFERENCES], [PARAGRAPH], return_details=True)
-    with pytest.raises(ValueError, match="paragraphs and predictions differ in length"):
+    # A bad paragraphs= is caught before evaluate reads back (and drops) the added examples.
+    metric.add_batch(predictions=[[OWN, OTHER]], references=[REFERENCES])
+    with pytest.raises(ValueError, match="paragraphs and predictions differ in length: 0 != 2"):
         metric.compute(predictions=[OWN], references=[REFERENCES], paragraphs=[])
+    assert len(metric) == 1
+    again = metric.compute(predictions=[OWN], references=[REFERENCES], paragraphs=[PARAGRAPH] * 2)
+    assert again["n_examples"] == 2

@@ -244,7 +244,7 @@ def test_validate_e2e_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert "paragraphs.jsonl" in capsys.readouterr().err
     # --paragraphs needs every paragraph's text, and passes it on.
     assert main([*args, "--paragraphs"]) == 2
-    assert "e0: no 'body' (needed by --paragraphs)" in capsys.readouterr().err
+    assert "e0: no 'body' text (needed by --paragraphs)" in capsys.readouterr().err
     assert out["paragraphs"] is False
     _write_e2e(tmp_path, bodies=True)
     assert main([*args, "--paragraphs"]) == 0

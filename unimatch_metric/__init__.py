@@ -12,7 +12,7 @@ from pathlib import Path
 from sefora_common import __version__
 from unimatch_metric.errors import UniMatchError
 from unimatch_metric.match import MatchResult, match
-from unimatch_metric.pipeline import UniMatch, check_inputs, unimatch
+from unimatch_metric.pipeline import UniMatch, check_inputs, check_paragraphs, unimatch
 from unimatch_metric.prompts import PROMPT_VERSION
 from unimatch_metric.scorers import SCORERS, score_pairs
 from unimatch_metric.segmenters import SEGMENTERS, segment
@@ -28,6 +28,7 @@ __all__ = [
     "UniMatch",
     "UniMatchError",
     "check_inputs",
+    "check_paragraphs",
     "match",
     "score_pairs",
     "segment",

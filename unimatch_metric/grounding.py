@@ -7,10 +7,10 @@ same praise of this one, and feedback about another text then earns the credit o
 matches. Given the paragraph, boosted trees (``models/grounding.npz``) estimate the
 probability that a unit was written for it from how much of the unit (its words, those
 outside general feedback vocabulary, quoted phrases, names, numbers) the paragraph
-contains; no encoder runs (MiniLM similarities of the unit to the paragraph and its
-sentences, tried, changed the e2e figures by 0.004 and made UniMatch on every corpus
-paragraph four times slower). A unit under `OFF_PARAGRAPH_BELOW`
-scores 0 against every instructor unit; it still counts as a predicted unit.
+contains. A unit under `OFF_PARAGRAPH_BELOW` scores 0 against every instructor unit; it
+still counts as a predicted unit. No encoder runs: MiniLM similarities of the unit to the
+paragraph and its sentences changed the end-to-end figures by 0.004 and made UniMatch four
+times slower.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ OFF_PARAGRAPH_BELOW = 0.1
 #: Share of the training paragraphs whose feedback must use a word for it to count as
 #: feedback vocabulary ("sentence", "detail", "clear") rather than a word of one text.
 VOCABULARY_SHARE = 0.02
+#: Columns of `grounding_features` (the model file records the count it was fitted with).
 N_FEATURES = 15
 
 _DOUBLE_QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d]{2,}?)[\"\u201d]")
@@ -44,6 +45,11 @@ _SPACE = re.compile(r"\s+")
 
 def _flat(text: str) -> str:
     return _SPACE.sub(" ", text.lower())
+
+
+def _has_word(flat: str, word: str) -> bool:
+    """Whether ``word`` occurs in ``flat`` as a whole word ("Art" is not in "start")."""
+    return re.search(rf"(?<!\w){re.escape(word.lower())}(?!\w)", flat) is not None
 
 
 def feedback_vocabulary(texts_by_paragraph: Sequence[Sequence[str]]) -> np.ndarray:
@@ -74,9 +80,9 @@ def grounding_features(
         quotes = [_flat(q).strip(" .,;:!?") for q in _DOUBLE_QUOTED.findall(unit)]
         quoted = sum(bool(q) and q in flat for q in quotes)
         names = set(_NAME.findall(unit))
-        named = sum(n.lower() in flat for n in names)
+        named = sum(_has_word(flat, n) for n in names)
         numbers = set(_NUMBER.findall(unit))
-        counted = sum(n in flat for n in numbers)
+        counted = sum(_has_word(flat, n) for n in numbers)
         rows.append(
             [
                 len(words),

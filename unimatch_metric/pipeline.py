@@ -40,18 +40,6 @@ def check_inputs(predictions: Any, references: Any, paragraphs: Any = None) -> N
     of strings per paragraph, as many as predictions; ``paragraphs`` (optional): the text
     of each paragraph, as many as predictions. Empty lists are fine.
     """
-    if paragraphs is not None:
-        if isinstance(paragraphs, (str, bytes)) or not isinstance(paragraphs, Sequence):
-            raise TypeError(
-                f"paragraphs must be a list (one text per paragraph), got {_kind(paragraphs)}"
-            )
-        if len(paragraphs) != len(predictions):
-            raise ValueError(
-                "paragraphs and predictions differ in length: "
-                f"{len(paragraphs)} != {len(predictions)}"
-            )
-        for i, paragraph in enumerate(paragraphs):
-            _check_text(paragraph, f"paragraphs[{i}]")
     for name, value in (("predictions", predictions), ("references", references)):
         if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
             raise TypeError(f"{name} must be a list (one item per paragraph), got {_kind(value)}")
@@ -77,6 +65,23 @@ def check_inputs(predictions: Any, references: Any, paragraphs: Any = None) -> N
             )
         for j, comment in enumerate(refs):
             _check_text(comment, f"references[{i}][{j}]")
+    if paragraphs is not None:
+        check_paragraphs(paragraphs, len(predictions))
+
+
+def check_paragraphs(paragraphs: Any, n: int) -> None:
+    """Raise TypeError or ValueError unless ``paragraphs`` holds ``n`` non-empty texts (the
+    paragraphs of as many examples), naming the first bad one."""
+    if isinstance(paragraphs, (str, bytes)) or not isinstance(paragraphs, Sequence):
+        raise TypeError(
+            f"paragraphs must be a list (one text per paragraph), got {_kind(paragraphs)}"
+        )
+    if len(paragraphs) != n:
+        raise ValueError(f"paragraphs and predictions differ in length: {len(paragraphs)} != {n}")
+    for i, paragraph in enumerate(paragraphs):
+        _check_text(paragraph, f"paragraphs[{i}]")
+        if not paragraph.strip():
+            raise ValueError(f"paragraphs[{i}] is empty: give the paragraph's text")
 
 
 def _ready_units(units: Sequence[str]) -> list[str]:
@@ -128,6 +133,7 @@ class UniMatch:
         check_inputs(predictions, references, paragraphs)
         segmenter = SEGMENTERS.create(opts.segmenter, opts)
         scorer = SCORERS.create(opts.scorer, opts)
+        grounding = Grounding() if paragraphs is not None else None  # loaded before any request
         n = len(predictions)
         errors: dict[int, str] = {}
 
@@ -169,10 +175,8 @@ class UniMatch:
         scored = dict(zip(pairs, score_outcomes(pairs, scorer, opts), strict=True))
 
         # Between scoring and matching: the units that are about another text, if known.
-        grounding: Grounding | None = None
         off: dict[int, list[int]] = {}
-        if paragraphs is not None:
-            grounding = Grounding()
+        if grounding is not None and paragraphs is not None:
             found = grounding.off_paragraph(
                 [pred_units[i] for i in live], [paragraphs[i] for i in live]
             )

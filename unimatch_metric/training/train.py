@@ -19,7 +19,11 @@ from sefora_common.io import write_bytes, write_text
 from sefora_common.progress import progress_bar
 from unimatch_metric.encoder import TunedEncoder
 from unimatch_metric.errors import UniMatchInputError
-from unimatch_metric.grounding import feedback_vocabulary, grounding_features
+from unimatch_metric.grounding import (
+    OFF_PARAGRAPH_BELOW,
+    feedback_vocabulary,
+    grounding_features,
+)
 from unimatch_metric.models import (
     GROUNDING_FILE,
     MODEL_DIR,
@@ -65,6 +69,8 @@ CUT_LOGISTIC_C = 0.01
 INSTRUCTOR_WEIGHT = 3.0
 #: Folds (grouped by paragraph) whose held-out features train the scorer's trees.
 SCORER_FOLDS = 3
+#: The labelled paragraphs (their texts train the grounding model), under the labels folder.
+PARAGRAPHS = Path("material") / "paragraphs.jsonl"
 #: Candidate scores under which the learned scorer says 0 (`_zero_below`).
 ZERO_BELOW = (0.0, 0.25, 0.5, 0.75, 1.0)
 
@@ -103,6 +109,16 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, weight: np.ndarray) -> dict[str, 
 def read_labels(path: Path) -> list[dict]:
     """The objects of a labelled JSONL file (a bad line is a `UniMatchInputError` naming it)."""
     return [row for _, row in jsonl.read_jsonl(path, UniMatchInputError)]
+
+
+def read_paragraphs(path: Path) -> dict[str, str]:
+    """``item_id`` -> paragraph text (``body``) of the labelled data's paragraphs file."""
+    bodies = {}
+    for line, row in jsonl.read_jsonl(path, UniMatchInputError):
+        if not isinstance(row.get("item_id"), str) or not isinstance(row.get("body"), str):
+            raise UniMatchInputError(path, f"line {line}", "expected 'item_id' and 'body' strings")
+        bodies[row["item_id"]] = row["body"]
+    return bodies
 
 
 def _folds(groups: Sequence[str], k: int) -> np.ndarray:
@@ -223,37 +239,63 @@ def _zero_below(x: np.ndarray, y: np.ndarray, fold: np.ndarray) -> float:
     return max(ZERO_BELOW, key=lambda t: (spearman[t], -t))
 
 
-def _fit_grounding(seg_train: list[dict], bodies: Mapping[str, str]) -> dict[str, np.ndarray]:
-    """Fit the grounding trees: each unit of a training feedback text with the paragraph it
-    was written for (1) and with the paragraph half the sorted list of items away (0).
-
-    The labels are which paragraph a text was written for, a fact of how the data was made,
-    not a judgement: a generic unit ("Nice work.") fits both and is left near 0.5.
-    """
-    texts = [r for r in seg_train if side_of(r) == "feedback"]
-    missing = sorted({r["item_id"] for r in texts} - set(bodies))
-    if missing:
-        raise UniMatchInputError(
-            "material/paragraphs.jsonl", missing[0], "no paragraph body for this item"
-        )
+def _grounding_examples(
+    texts: list[dict], bodies: Mapping[str, str]
+) -> list[tuple[list[str], str, float]]:
+    """(units, paragraph, label) for each feedback text: with the paragraph it was written
+    for (1) and with the paragraph half the sorted list of its paragraphs away (0)."""
     items = sorted({r["item_id"] for r in texts})
-    if len(items) < 2:
-        raise UniMatchInputError(
-            "segments.jsonl", "item_id", "grounding needs feedback texts of two paragraphs"
-        )
     other = {item: items[(k + len(items) // 2) % len(items)] for k, item in enumerate(items)}
-    examples = [
+    return [
         (r["units"], bodies[item], label)
         for r in texts
         for item, label in ((r["item_id"], 1.0), (other[r["item_id"]], 0.0))
     ]
+
+
+def _fit_grounding(
+    seg_train: list[dict], seg_val: list[dict], bodies: Mapping[str, str], labels_dir: Path
+) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """Fit the grounding trees on `_grounding_examples` of the training feedback texts;
+    report, on the validation ones, the share of units zeroed against their own paragraph
+    and against another.
+
+    The labels are which paragraph a text was written for, a fact of how the data was made,
+    not a judgement: a generic unit ("Nice work.") fits both and is left near 0.5.
+    """
+    train, val = ([r for r in rows if side_of(r) == "feedback"] for rows in (seg_train, seg_val))
+    missing = sorted({r["item_id"] for r in train + val} - set(bodies))
+    if missing:
+        raise UniMatchInputError(
+            labels_dir / PARAGRAPHS, missing[0], "no paragraph with this item_id"
+        )
+    items = sorted({r["item_id"] for r in train})
+    if len(items) < 2:
+        raise UniMatchInputError(
+            labels_dir / "segments.jsonl",
+            "item_id",
+            "grounding needs training feedback texts (source 'model') of two paragraphs",
+        )
     vocabulary = feedback_vocabulary(
-        [[r["text"] for r in texts if r["item_id"] == item] for item in items]
+        [[r["text"] for r in train if r["item_id"] == item] for item in items]
     )
     known = frozenset(vocabulary.tolist())
+    examples = _grounding_examples(train, bodies)
     x = np.vstack([grounding_features(u, b, known) for u, b, _ in examples])
     y = np.concatenate([np.full(len(u), label) for u, _, label in examples])
-    return {**fit_trees(x, y, True), "vocabulary": vocabulary}
+    model = {**fit_trees(x, y, True), "vocabulary": vocabulary}
+    report: dict[str, Any] = {"train_units": int((y == 1).sum())}
+    if len({r["item_id"] for r in val}) >= 2:
+        zeroed: dict[float, list[bool]] = {1.0: [], 0.0: []}
+        for units, body, label in _grounding_examples(val, bodies):
+            p = predict_proba(model, grounding_features(units, body, known))
+            zeroed[label] += list(p < OFF_PARAGRAPH_BELOW)
+        report["validation"] = {
+            "units": len(zeroed[1.0]),
+            "zeroed_own_paragraph": float(np.mean(zeroed[1.0])),
+            "zeroed_other_paragraph": float(np.mean(zeroed[0.0])),
+        }
+    return model, report
 
 
 def _fit_segmenter(
@@ -338,11 +380,17 @@ def train_offline(
 
     The segmenter's probability thresholds are chosen by 5-fold cross-validation (see
     `_fit_segmenter`); figures on the held-out ``validation`` part (overall and per side) are
-    returned. ``limit`` keeps only the first rows of each file and ``fit_params`` replaces
+    returned. ``limit`` keeps only the first rows of each file (of each side, instructor
+    comments and feedback, in ``segments.jsonl``) and ``fit_params`` replaces
     the fine-tuning recipe (`FIT_PARAMS`), both for quick checks; the defaults make the
     shipped models.
     """
-    segments = read_labels(labels_dir / "segments.jsonl")[:limit]
+    segments = read_labels(labels_dir / "segments.jsonl")
+    if limit is not None:
+        by_side: dict[str, list[dict]] = {"instructor": [], "feedback": []}
+        for row in segments:
+            by_side[side_of(row)].append(row)
+        segments = by_side["instructor"][:limit] + by_side["feedback"][:limit]
     pairs = read_labels(labels_dir / "pairs.jsonl")[:limit]
     seg_train = [r for r in segments if r["part"] == "train"]
     seg_val = [r for r in segments if r["part"] == "validation"]
@@ -352,17 +400,14 @@ def train_offline(
         raise UniMatchInputError(
             labels_dir, "part", "no training rows (part == 'train') to learn from"
         )
-    bodies = {
-        r["item_id"]: r["body"] for r in read_labels(labels_dir / "material" / "paragraphs.jsonl")
-    }
+    bodies = read_paragraphs(labels_dir / PARAGRAPHS)
     steps = progress_bar(total=4, desc="Training offline models", show=progress)
 
-    ground_model = _fit_grounding(seg_train, bodies)  # first: the quickest, and it checks inputs
+    # First: the quickest, and it checks its inputs before the long fits.
+    ground_model, ground_report = _fit_grounding(seg_train, seg_val, bodies, labels_dir)
     steps.update()
     seg_model, report = _fit_segmenter(seg_train, cut_thresholds)
-    report["grounding"] = {
-        "train_units": sum(len(r["units"]) for r in seg_train if side_of(r) == "feedback")
-    }
+    report["grounding"] = ground_report
     if seg_val:
         report["segmenter"]["validation"] = segmenter_validation(
             seg_val, lambda texts, side: segment_with(seg_model, texts, side=side)

@@ -111,16 +111,21 @@ class Unimatch(evaluate.Metric):
 
     def compute(self, *, predictions=None, references=None, **kwargs):
         """As `evaluate.Metric.compute`; no example at all gives UniMatch's empty result
-        (``n_examples`` 0, every figure None)."""
-        if kwargs.get("paragraphs") is not None and self.num_process > 1:
-            raise ValueError(
-                "paragraphs= works in one process only (evaluate gives compute arguments "
-                "to the main process alone, unaligned with the gathered examples)"
-            )
+        (``n_examples`` 0, every figure None). ``paragraphs`` is checked against every
+        example before evaluate reads the added ones back (and drops them)."""
         if predictions is not None or references is not None:
             unimatch_metric.check_inputs(predictions, references)
-            if not len(predictions) and not len(self) and self.num_process == 1:
-                return self._unimatch.compute([], [], **kwargs)
+        if kwargs.get("paragraphs") is not None:
+            if self.num_process > 1:
+                raise ValueError(
+                    "paragraphs= works in one process only (evaluate gives compute "
+                    "arguments to the main process alone, unaligned with the gathered examples)"
+                )
+            added = len(predictions) if predictions is not None else 0
+            unimatch_metric.check_paragraphs(kwargs["paragraphs"], len(self) + added)
+        empty = predictions is not None and not len(predictions) and not len(self)
+        if empty and self.num_process == 1:
+            return self._unimatch.compute([], [], **kwargs)
         return super().compute(predictions=predictions, references=references, **kwargs)
 
     def _info(self):
