@@ -139,7 +139,7 @@ def test_evaluate_module_passes_paragraphs(tmp_path: Path) -> None:
     # A bad paragraphs= is caught before evaluate reads back (and drops) the added examples.
     metric.add_batch(predictions=[[OWN, OTHER]], references=[REFERENCES])
     with pytest.raises(ValueError, match="paragraphs and predictions differ in length: 0 != 2"):
-        metric.compute(predictions=[OWN], references=[REFERENCES], paragraphs=[])
+        metric.compute(predictions=[[OWN]], references=[REFERENCES], paragraphs=[])
     assert len(metric) == 1
-    again = metric.compute(predictions=[OWN], references=[REFERENCES], paragraphs=[PARAGRAPH] * 2)
+    again = metric.compute(predictions=[[OWN]], references=[REFERENCES], paragraphs=[PARAGRAPH] * 2)
     assert again["n_examples"] == 2

@@ -290,7 +290,9 @@ def test_retraining_needs_pairs_from_enough_paragraphs(tmp_path: Path) -> None:
         train_offline(labels, out, progress=False)
     _copy_paragraphs(labels)
     # The grounding model needs feedback texts of two paragraphs; these are all comments.
-    with pytest.raises(UniMatchError, match="grounding needs feedback texts of two paragraphs"):
+    with pytest.raises(
+        UniMatchError, match=r"grounding needs training feedback texts \(source .model.\) of two"
+    ):
         train_offline(labels, out, progress=False)
     rows = [json.loads(line) for line in (LABELS / "segments.jsonl").open(encoding="utf-8")]
     feedback = [json.dumps(r) for r in rows if r["source"] == "model" and r["part"] == "train"]
