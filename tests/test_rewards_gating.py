@@ -326,3 +326,17 @@ def test_bad_reward_columns_are_clear_errors():
         reward(prompts=["p", "q"], completions=["x", "y"], references=[["a"], []])
     with pytest.raises(UniMatchInputError, match="one value per completion"):
         reward(prompts=["p", "q"], completions=["x", "y"], references=[["a"]])
+
+
+def test_a_paragraph_column_grounds_the_reward():
+    paragraph = "Maya carried her grandmother's cello up the hill. The strap left a red mark."
+    completion = ["The scene where Dmitri burns his father's letters at the lighthouse is great."]
+    refs = [["Great scene!"]]
+    plain = UniMatchReward(use_cache=False)(prompts=["p"], completions=completion, references=refs)
+    grounded = UniMatchReward(paragraphs="paragraph", use_cache=False)
+    got = grounded(prompts=["p"], completions=completion, references=refs, paragraph=[paragraph])
+    assert plain[0] > 0 and got == [0.0]
+    with pytest.raises(UniMatchInputError, match="paragraph: missing column"):
+        grounded(prompts=["p"], completions=completion, references=refs)
+    with pytest.raises(UniMatchInputError, match="row 0: expected a text"):
+        grounded(prompts=["p"], completions=completion, references=refs, paragraph=[" "])

@@ -143,7 +143,8 @@ class UniMatchReward(Reward):
     endpoint is set in the environment.
     ``extract`` maps a raw completion to the feedback to score (e.g. the "Feedback:" field
     of a V2 reply; `sefora_grid.training.feedback_extractor`). An empty completion scores 0;
-    a row without references is an error.
+    a row without references is an error. ``paragraphs`` names a column holding each row's
+    paragraph text: units about another text then score 0 (the metric card's grounding).
     """
 
     def __init__(
@@ -151,6 +152,7 @@ class UniMatchReward(Reward):
         figure: str = "f1",
         references: str = REFERENCES_COLUMN,
         extract: Callable[[str], str] | None = None,
+        paragraphs: str | None = None,
         **options: Any,
     ) -> None:
         if figure not in FIGURES:
@@ -158,6 +160,7 @@ class UniMatchReward(Reward):
         check_reward_options(options)
         self.figure = figure
         self.references = references
+        self.paragraphs = paragraphs
         self.extract = extract
         self.metric = UniMatch(**offline_by_default(options))
         self.__name__ = f"unimatch_{figure}"
@@ -174,8 +177,18 @@ class UniMatchReward(Reward):
                     f"row {i}",
                     "expected a non-empty list of reference texts",
                 )
+        texts_of = None
+        if self.paragraphs is not None:
+            texts_of = _column(columns, self.paragraphs, len(texts))
+            for i, text in enumerate(texts_of):
+                if not (isinstance(text, str) and text.strip()):
+                    raise UniMatchInputError(
+                        f"reward column {self.paragraphs!r}", f"row {i}", "expected a text"
+                    )
         feedback = [self.extract(t) for t in texts] if self.extract else list(texts)
-        result = self.metric.compute(feedback, references, return_details=True, on_error="skip")
+        result = self.metric.compute(
+            feedback, references, texts_of, return_details=True, on_error="skip"
+        )
         return [
             float(d[self.figure])
             if d["error"] is None
