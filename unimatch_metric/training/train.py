@@ -150,7 +150,7 @@ def _write_reference(
 ) -> None:
     """Outputs of the new models on a few labelled inputs, for the reproducibility test:
     segmentations, pair scores and the grounding of feedback texts' units, each against its
-    own paragraph and against the next text's."""
+    own paragraph and against the next text's paragraph."""
     seg_model, score_model, ground_model = models
     texts = [r["text"] for r in segments[:20]]
     probe = [(r["a"], r["b"]) for r in pairs[:40]]
