@@ -114,12 +114,15 @@ def test_offline_run_matches_the_library(app):
         [["Cut 'In conclusion'.", "'a lot' is two words."]],
         segmenter="offline",
         scorer="offline",
+        paragraphs=["A paragraph."],
         threshold=3.0,
         return_details=True,
     )
     detail = expected["details"][0]
     status, figures, alignment, matrix, units = outputs
     assert "scored by " + expected["config"]["scorer"]["name"] in status
+    zeroed = len(detail["off_paragraph_units"])
+    assert f"Checked against the paragraph: {zeroed} unit(s) about another text" in status
     f1 = next(a for _, a in Tags(figures).tags if a.get("id") == "um-f1")
     assert float(f1["data-value"]) == expected["f1"]
     assert "(score ≥ 3)" in figures

@@ -69,7 +69,8 @@ DESCRIPTION = """\
 **UniMatch** compares model feedback on one paragraph of student writing with the
 instructor's comments on it. Both sides are split into *feedback units*, every pair is
 scored 0–4 (4 = the same feedback, 0 = unrelated), and a one-to-one matching with the
-highest total score gives precision, recall and F1 (see the metric card).
+highest total score gives precision, recall and F1 (see the metric card). Give the
+student paragraph too and feedback units about another text score 0.
 
 The offline backends need no key, but agree with human judgement less than a good LLM
 judge (see the metric card's limitations); their first run loads a small model. For
@@ -156,14 +157,17 @@ def score_paragraph(
 ) -> tuple[str, ...]:
     """Run UniMatch on the form's inputs; returns status, figures, alignment, matrix, units.
 
-    The paragraph is for display only. Every failure becomes a message in the page.
+    A non-empty paragraph is given to UniMatch (grounding). Every failure becomes a message
+    in the page.
     """
-    del paragraph  # shown to the user, not used by the metric
+    paragraphs = [paragraph] if (paragraph or "").strip() else None
     backend = "the LLM endpoint" if scorer == LLM else "the offline backend"
     try:
         references, prediction = parse_inputs(comments, feedback)
         options = backend_options(scorer, base_url, model, api_key, use_threshold, tau)
-        job = _WORKERS.submit(unimatch_metric.unimatch, [prediction], [references], **options)
+        job = _WORKERS.submit(
+            unimatch_metric.unimatch, [prediction], [references], paragraphs, **options
+        )
         result = job.result(timeout=DEADLINE)
         view = explain(result)
     except InputProblem as err:
@@ -179,7 +183,7 @@ def score_paragraph(
     except Exception as err:  # never a stack trace in the page; the key is never logged
         logger.error("unexpected %s: %s", type(err).__name__, _redact(str(err), api_key))
         return _error(_redact(f"Unexpected error ({type(err).__name__}): {err}", api_key))
-    status = _redact(_used(result["config"]), api_key)
+    status = _redact(_used(result["config"], result["details"][0]), api_key)
     return (
         f'<p class="um-status" id="um-status-ok">{html.escape(status)}</p>',
         view.figures_html(),
@@ -189,14 +193,19 @@ def score_paragraph(
     )
 
 
-def _used(config: dict) -> str:
-    """What segmented and scored the feedback, from the result's ``config`` (no key in it)."""
+def _used(config: dict, details: dict) -> str:
+    """What segmented and scored the feedback, from the result's ``config`` (no key in it),
+    and how many units grounding zeroed when the paragraph was given."""
 
     def name(backend: dict) -> str:
         model = backend.get("model")
         return f"{backend['name']} ({model})" if model else backend["name"]
 
-    return f"Segmented by {name(config['segmenter'])}; scored by {name(config['scorer'])}."
+    used = f"Segmented by {name(config['segmenter'])}; scored by {name(config['scorer'])}."
+    off = details["off_paragraph_units"]
+    if off is None:
+        return used
+    return f"{used} Checked against the paragraph: {len(off)} unit(s) about another text, scored 0."
 
 
 def build_demo() -> gr.Blocks:
@@ -207,7 +216,7 @@ def build_demo() -> gr.Blocks:
         with gr.Row():
             with gr.Column(scale=3):
                 paragraph = gr.Textbox(
-                    label="Student paragraph (optional, for reference only)",
+                    label="Student paragraph (optional: feedback about another text scores 0)",
                     lines=4,
                     elem_id="um-paragraph",
                 )
