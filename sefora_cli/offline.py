@@ -166,18 +166,13 @@ def run_validate_e2e(args: argparse.Namespace) -> int:
         )
     folder = args.folder if args.folder is not None else labels_dir() / "e2e"
     candidates = read_end_to_end(folder)
-    bodyless = next(
-        (
-            c["e2e_id"]
-            for c in candidates
-            if not (isinstance(c["paragraph"], str) and c["paragraph"].strip())
-        ),
-        None,
-    )
-    if args.paragraphs and bodyless is not None:
-        raise UniMatchInputError(
-            folder / "paragraphs.jsonl", bodyless, "no 'body' text (needed by --paragraphs)"
-        )
+    if args.paragraphs:
+        for c in candidates:
+            if not (isinstance(c["paragraph"], str) and c["paragraph"].strip()):
+                where = folder / "paragraphs.jsonl"
+                raise UniMatchInputError(
+                    where, c["e2e_id"], "no 'body' text (needed by --paragraphs)"
+                )
     results = []
     for segmenter in segmenters:
         for scorer in scorers:

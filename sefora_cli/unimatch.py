@@ -2,8 +2,8 @@
 
 Each input line is one paragraph: ``{"prediction": "text" or ["unit", ...],
 "references": ["instructor comment", ...]}``, and with ``--paragraphs`` its text as
-``"paragraph"`` (units about another text then score 0). The API key of the LLM backends comes from
-``$UNIMATCH_API_KEY`` (or ``$OPENAI_API_KEY``), never from the command line.
+``"paragraph"`` (units about another text then score 0). The API key of the LLM backends
+comes from ``$UNIMATCH_API_KEY`` (or ``$OPENAI_API_KEY``), never from the command line.
 """
 
 from __future__ import annotations

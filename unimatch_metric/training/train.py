@@ -269,16 +269,16 @@ def _fit_grounding(
         raise UniMatchInputError(
             labels_dir / PARAGRAPHS, missing[0], "no paragraph with this item_id"
         )
-    items = sorted({r["item_id"] for r in train})
-    if len(items) < 2:
+    texts_of: dict[str, list[str]] = {}  # item -> its feedback texts
+    for r in train:
+        texts_of.setdefault(r["item_id"], []).append(r["text"])
+    if len(texts_of) < 2:
         raise UniMatchInputError(
             labels_dir / "segments.jsonl",
             "item_id",
             "grounding needs training feedback texts (source 'model') of two paragraphs",
         )
-    vocabulary = feedback_vocabulary(
-        [[r["text"] for r in train if r["item_id"] == item] for item in items]
-    )
+    vocabulary = feedback_vocabulary(list(texts_of.values()))
     known = frozenset(vocabulary.tolist())
     examples = _grounding_examples(train, bodies)
     x = np.vstack([grounding_features(u, b, known) for u, b, _ in examples])
