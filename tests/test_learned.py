@@ -384,7 +384,10 @@ def test_fine_tuned_layers_leave_the_embedding_baseline_untouched() -> None:
     from unimatch_metric.encoder import load_embedding_model
 
     texts = ["Nice hook.", "Cite a source for the second claim.", "Who is she?"]
-    tuned, original = LearnedScorer().encoder.encode(texts)
+    encoder = LearnedScorer().encoder
+    tuned = encoder.encode(texts)
+    top = load_embedding_model()[0].auto_model.encoder.layer[encoder.frozen :]
+    original = encoder.top(top, encoder.bottom_states(texts)).detach().numpy()
     baseline = load_embedding_model().encode(texts, normalize_embeddings=True)
-    np.testing.assert_allclose(original, baseline, atol=1e-5)
+    np.testing.assert_allclose(original, baseline, atol=1e-5)  # the shared model unchanged
     assert not np.allclose(tuned, original, atol=1e-3)
