@@ -20,6 +20,7 @@ from sefora_common.errors import OptionError
 from unimatch_metric import score_pairs, segment, unimatch
 from unimatch_metric.errors import UniMatchInputError
 from unimatch_metric.models import MODEL_DIR
+from unimatch_metric.pipeline import is_paragraph_text
 from unimatch_metric.training.train import pair_label, read_labels, train_offline
 from unimatch_metric.training.validate import (
     end_to_end_agreement,
@@ -168,7 +169,7 @@ def run_validate_e2e(args: argparse.Namespace) -> int:
     candidates = read_end_to_end(folder)
     if args.paragraphs:
         for c in candidates:
-            if not (isinstance(c["paragraph"], str) and c["paragraph"].strip()):
+            if not is_paragraph_text(c["paragraph"]):
                 where = folder / "paragraphs.jsonl"
                 raise UniMatchInputError(
                     where, c["e2e_id"], "no 'body' text (needed by --paragraphs)"

@@ -18,6 +18,7 @@ from sefora_common.io import write_text
 from sefora_common.jsonl import read_jsonl
 from unimatch_metric import unimatch
 from unimatch_metric.errors import UniMatchInputError
+from unimatch_metric.pipeline import is_paragraph_text
 
 
 def register(subparsers: Any) -> None:
@@ -44,8 +45,7 @@ def _example_problems(where: str, row: dict, paragraphs: bool) -> list[tuple[str
     if "prediction" not in row or "references" not in row:
         return [(where, "expected an object with 'prediction' and 'references'")]
     problems = []
-    text = row.get("paragraph")
-    if paragraphs and not (isinstance(text, str) and text.strip()):
+    if paragraphs and not is_paragraph_text(row.get("paragraph")):
         problems.append((f"{where}: paragraph", "expected the paragraph's text (--paragraphs)"))
     if not (isinstance(row["prediction"], str) or _strings(row["prediction"])):
         problems.append((f"{where}: prediction", "expected a string or a list of strings"))

@@ -69,6 +69,11 @@ def check_inputs(predictions: Any, references: Any, paragraphs: Any = None) -> N
         check_paragraphs(paragraphs, len(predictions))
 
 
+def is_paragraph_text(value: Any) -> bool:
+    """Whether ``value`` can be a paragraph given to grounding: a string that is not blank."""
+    return isinstance(value, str) and bool(value.strip())
+
+
 def check_paragraphs(paragraphs: Any, n: int) -> None:
     """Raise TypeError or ValueError unless ``paragraphs`` holds ``n`` non-empty texts (the
     paragraphs of as many examples), naming the first bad one."""
@@ -80,7 +85,7 @@ def check_paragraphs(paragraphs: Any, n: int) -> None:
         raise ValueError(f"paragraphs and predictions differ in length: {len(paragraphs)} != {n}")
     for i, paragraph in enumerate(paragraphs):
         _check_text(paragraph, f"paragraphs[{i}]")
-        if not paragraph.strip():
+        if not is_paragraph_text(paragraph):
             raise ValueError(f"paragraphs[{i}] is empty: give the paragraph's text")
 
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from sefora_common.errors import ToolkitError
 from unimatch_metric.errors import BackendError, UniMatchInputError
-from unimatch_metric.pipeline import UniMatch
+from unimatch_metric.pipeline import UniMatch, is_paragraph_text
 
 logger = logging.getLogger(__name__)
 
@@ -181,7 +181,7 @@ class UniMatchReward(Reward):
         if self.paragraphs is not None:
             texts_of = _column(columns, self.paragraphs, len(texts))
             for i, text in enumerate(texts_of):
-                if not (isinstance(text, str) and text.strip()):
+                if not is_paragraph_text(text):
                     raise UniMatchInputError(
                         f"reward column {self.paragraphs!r}", f"row {i}", "expected a text"
                     )
