@@ -14,13 +14,15 @@ import unimatch_metric
 from sefora_cli.main import main
 from unimatch_metric import unimatch
 from unimatch_metric.grounding import (
+    EVIDENCE_CLIP,
     N_FEATURES,
     OFF_PARAGRAPH_BELOW,
     Grounding,
     feedback_vocabulary,
     grounding_features,
+    text_log_odds,
 )
-from unimatch_metric.models import GROUNDING_FILE, REFERENCE_FILE, model_digest
+from unimatch_metric.models import GROUNDING_FILE, REFERENCE_FILE, load_model, model_digest
 
 pytestmark = pytest.mark.usefixtures("private_cache")
 
@@ -96,6 +98,40 @@ def test_a_unit_about_another_text_scores_zero() -> None:
         "name": "learned",
         "digest": model_digest(GROUNDING_FILE),
     }
+
+
+def test_text_log_odds_sums_bounded_unit_evidence() -> None:
+    assert text_log_odds(np.zeros(0)) == 0.0
+    assert text_log_odds(np.asarray([0.5, 0.5])) == 0.0
+    assert text_log_odds(np.asarray([0.8])) == pytest.approx(np.log(4.0))
+    most = np.log(EVIDENCE_CLIP / (1 - EVIDENCE_CLIP))  # one unit counts for at most this
+    assert text_log_odds(np.asarray([0.0])) == pytest.approx(most)
+    assert text_log_odds(np.asarray([0.0, 0.0])) == pytest.approx(2 * most)
+    assert text_log_odds(np.asarray([0.0, 1.0])) == pytest.approx(0.0)
+
+
+def test_a_text_about_another_paragraph_is_set_aside_whole() -> None:
+    grounding = Grounding()
+    elsewhere = ["Nice work!", OTHER, "Dmitri should say why he keeps the letters so long."]
+    [p, q] = grounding.probabilities([elsewhere, elsewhere[:2]], [PARAGRAPH, PARAGRAPH])
+    assert p[0] > 0.3  # generic praise: alone it fits any paragraph
+    assert text_log_odds(p) < grounding.text_below < text_log_odds(q)
+    # With two units about another text, the generic one goes too; with one, it stays.
+    off = grounding.off_paragraph([elsewhere, elsewhere[:2]], [PARAGRAPH, PARAGRAPH])
+    assert off == [[0, 1, 2], [1]]
+    grounded = unimatch([elsewhere], [REFERENCES], [PARAGRAPH], return_details=True)
+    assert grounded["details"][0]["off_paragraph_units"] == [0, 1, 2]
+    assert grounded["f1"] == 0.0 and unimatch([elsewhere], [REFERENCES])["f1"] > 0
+
+
+def test_the_models_text_below_decides(tmp_path: Path) -> None:
+    units = [[OWN, OTHER], ["Nice work!", OTHER]]
+    off = {}
+    for cut in (-50.0, 50.0):
+        np.savez(tmp_path / f"g{cut}.npz", **{**load_model(GROUNDING_FILE), "text_below": cut})
+        off[cut] = Grounding(tmp_path / f"g{cut}.npz").off_paragraph(units, [PARAGRAPH] * 2)
+    assert off[-50.0] == [[1], [1]]  # units under OFF_PARAGRAPH_BELOW only
+    assert off[50.0] == [[0, 1], [0, 1]]
 
 
 @pytest.mark.parametrize(

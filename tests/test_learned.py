@@ -22,7 +22,12 @@ from unimatch_metric.segmenters.learned import (
     windows,
 )
 from unimatch_metric.training.finetune import FIT_PARAMS
-from unimatch_metric.training.train import ZERO_BELOW, gold_cut_labels, train_offline
+from unimatch_metric.training.train import (
+    TEXT_BELOW,
+    ZERO_BELOW,
+    gold_cut_labels,
+    train_offline,
+)
 from unimatch_metric.training.trees import fit_trees
 from unimatch_metric.trees import predict_proba, predict_raw
 
@@ -176,6 +181,7 @@ def test_retraining_on_a_subset(tmp_path: Path) -> None:
     assert scorer.score([("Cite your sources.", "cite  your SOURCES.")]) == [4.0]
     grounding = Grounding(out / "grounding.npz")
     assert report["grounding"]["train_units"] > 0 and len(grounding.vocabulary) > 0
+    assert grounding.text_below == report["grounding"]["text_below"] in TEXT_BELOW
     probe = reference["grounding"]
     got = grounding.probabilities([r["units"] for r in probe], [r["paragraph"] for r in probe])
     for p, row in zip(got, probe, strict=True):

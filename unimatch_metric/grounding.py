@@ -8,7 +8,10 @@ matches. Given the paragraph, boosted trees (``models/grounding.npz``) estimate 
 probability that a unit was written for it from how much of the unit (its words, those
 outside general feedback vocabulary, quoted phrases, names, numbers) the paragraph
 contains. A unit under `OFF_PARAGRAPH_BELOW` scores 0 against every instructor unit; it
-still counts as a predicted unit. No encoder runs: MiniLM similarities of the unit to the
+still counts as a predicted unit. So do all units of a text whose units together speak for
+another text (`text_log_odds` under the model's ``text_below``): generic units ("Nice
+work!") written for another paragraph fit this one too, and alone they cannot tell. No
+encoder runs: MiniLM similarities of the unit to the
 paragraph and its sentences changed the end-to-end figures by 0.004 and made UniMatch four
 times slower.
 """
@@ -31,6 +34,9 @@ from unimatch_metric.trees import predict_proba
 #: are half own, half other paragraphs). On the e2e set 0.2 gained 0.015 pooled Pearson but
 #: zeroed 2-3 % of the units written for their paragraph instead of 1-2 %.
 OFF_PARAGRAPH_BELOW = 0.1
+#: Bounds of a unit's probability in `text_log_odds`: no unit counts for more than odds of 49
+#: to 1 either way, so one confident unit does not decide a whole text.
+EVIDENCE_CLIP = 0.02
 #: Share of the training paragraphs whose feedback must use a word for it to count as
 #: feedback vocabulary ("sentence", "detail", "clear") rather than a word of one text.
 VOCABULARY_SHARE = 0.02
@@ -105,6 +111,14 @@ def grounding_features(
     return np.asarray(rows, dtype=float).reshape(len(units), N_FEATURES)
 
 
+def text_log_odds(probabilities: np.ndarray) -> float:
+    """The log-odds that a text's units were all written for the paragraph: the sum of each
+    unit's log-odds (clipped to `EVIDENCE_CLIP`), as if their evidence were independent;
+    positive for this paragraph, 0 for a text without units."""
+    p = np.clip(probabilities, EVIDENCE_CLIP, 1.0 - EVIDENCE_CLIP)
+    return float(np.log(p / (1.0 - p)).sum())
+
+
 class Grounding:
     """The learned grounding model: which predicted units are about another text."""
 
@@ -114,6 +128,7 @@ class Grounding:
         self.path = path
         self.model = load_model(path)
         self.vocabulary = frozenset(self.model["vocabulary"].tolist())
+        self.text_below = float(self.model["text_below"])
 
     @property
     def config(self) -> dict[str, Any]:
@@ -134,8 +149,11 @@ class Grounding:
     def off_paragraph(
         self, units: Sequence[Sequence[str]], paragraphs: Sequence[str]
     ) -> list[list[int]]:
-        """Per example, the indices of its units under `OFF_PARAGRAPH_BELOW`."""
+        """Per example, the indices of its units under `OFF_PARAGRAPH_BELOW`; all of them
+        when the text's `text_log_odds` is under the model's ``text_below``."""
         return [
-            [int(j) for j in np.flatnonzero(p < OFF_PARAGRAPH_BELOW)]
+            list(range(len(p)))
+            if text_log_odds(p) < self.text_below
+            else [int(j) for j in np.flatnonzero(p < OFF_PARAGRAPH_BELOW)]
             for p in self.probabilities(units, paragraphs)
         ]

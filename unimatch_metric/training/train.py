@@ -23,6 +23,7 @@ from unimatch_metric.grounding import (
     OFF_PARAGRAPH_BELOW,
     feedback_vocabulary,
     grounding_features,
+    text_log_odds,
 )
 from unimatch_metric.models import (
     GROUNDING_FILE,
@@ -71,6 +72,10 @@ INSTRUCTOR_WEIGHT = 3.0
 SCORER_FOLDS = 3
 #: The labelled paragraphs (their texts train the grounding model), under the labels folder.
 PARAGRAPHS = Path("material") / "paragraphs.jsonl"
+#: Candidate text log-odds under which grounding sets aside a whole feedback text
+#: (`_text_below`), and the share of texts written for their paragraph it may set aside.
+TEXT_BELOW = (-1.0, -2.0, -3.0, -4.0, -5.0, -6.0, -8.0, -10.0)
+TEXT_FALSE_OFF = 0.005
 #: Candidate scores under which the learned scorer says 0 (`_zero_below`).
 ZERO_BELOW = (0.0, 0.25, 0.5, 0.75, 1.0)
 
@@ -253,12 +258,42 @@ def _grounding_examples(
     ]
 
 
+def _grounding_trees(
+    examples: Sequence[tuple[list[str], str, float]], known: frozenset[str]
+) -> dict[str, np.ndarray]:
+    """Grounding trees fitted on the units of ``examples`` (`_grounding_examples`)."""
+    x = np.vstack([grounding_features(u, b, known) for u, b, _ in examples])
+    y = np.concatenate([np.full(len(u), label) for u, _, label in examples])
+    return fit_trees(x, y, True)
+
+
+def _text_below(
+    examples: Sequence[tuple[list[str], str, float]], items: Sequence[str], known: frozenset[str]
+) -> float:
+    """The highest of `TEXT_BELOW` that sets aside at most `TEXT_FALSE_OFF` of the texts
+    with their own paragraph, by 5-fold cross-validation over the training texts (grouped by
+    paragraph; ``items`` names each example's text's paragraph). Setting aside feedback on
+    this paragraph costs its whole credit, keeping feedback on another only its generic
+    matches, hence the small budget."""
+    fold = _folds(items, 5)
+    own: list[float] = []
+    for f in range(5):
+        model = _grounding_trees([e for e, k in zip(examples, fold, strict=True) if k != f], known)
+        own += [
+            text_log_odds(predict_proba(model, grounding_features(units, body, known)))
+            for (units, body, label), k in zip(examples, fold, strict=True)
+            if k == f and label == 1.0
+        ]
+    allowed = [t for t in TEXT_BELOW if np.mean(np.asarray(own) < t) <= TEXT_FALSE_OFF]
+    return max(allowed, default=min(TEXT_BELOW))
+
+
 def _fit_grounding(
     seg_train: list[dict], seg_val: list[dict], bodies: Mapping[str, str], labels_dir: Path
 ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """Fit the grounding trees on `_grounding_examples` of the training feedback texts;
-    report, on the validation ones, the share of units zeroed against their own paragraph
-    and against another.
+    """Fit the grounding trees on `_grounding_examples` of the training feedback texts and
+    choose their ``text_below`` (`_text_below`); report, on the validation ones, the share
+    of units zeroed against their own paragraph and against another, and of whole texts.
 
     The labels are which paragraph a text was written for, a fact of how the data was made,
     not a judgement: a generic unit ("Nice work.") fits both and is left near 0.5.
@@ -281,19 +316,31 @@ def _fit_grounding(
     vocabulary = feedback_vocabulary(list(texts_of.values()))
     known = frozenset(vocabulary.tolist())
     examples = _grounding_examples(train, bodies)
-    x = np.vstack([grounding_features(u, b, known) for u, b, _ in examples])
-    y = np.concatenate([np.full(len(u), label) for u, _, label in examples])
-    model = {**fit_trees(x, y, True), "vocabulary": vocabulary}
-    report: dict[str, Any] = {"train_units": int((y == 1).sum())}
+    items = [r["item_id"] for r in train for _ in range(2)]  # as `_grounding_examples` pairs
+    text_below = _text_below(examples, items, known)
+    model = {
+        **_grounding_trees(examples, known),
+        "vocabulary": vocabulary,
+        "text_below": np.asarray(text_below),
+    }
+    report: dict[str, Any] = {
+        "train_units": sum(len(u) for u, _, label in examples if label == 1.0),
+        "text_below": text_below,
+    }
     if len({r["item_id"] for r in val}) >= 2:
         zeroed: dict[float, list[bool]] = {1.0: [], 0.0: []}
+        whole: dict[float, list[bool]] = {1.0: [], 0.0: []}
         for units, body, label in _grounding_examples(val, bodies):
             p = predict_proba(model, grounding_features(units, body, known))
-            zeroed[label] += list(p < OFF_PARAGRAPH_BELOW)
+            aside = text_log_odds(p) < text_below
+            zeroed[label] += list(aside | (p < OFF_PARAGRAPH_BELOW))
+            whole[label].append(aside)
         report["validation"] = {
             "units": len(zeroed[1.0]),
             "zeroed_own_paragraph": float(np.mean(zeroed[1.0])),
             "zeroed_other_paragraph": float(np.mean(zeroed[0.0])),
+            "texts_set_aside_own_paragraph": float(np.mean(whole[1.0])),
+            "texts_set_aside_other_paragraph": float(np.mean(whole[0.0])),
         }
     return model, report
 
