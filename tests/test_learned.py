@@ -23,6 +23,7 @@ from unimatch_metric.segmenters.learned import (
 )
 from unimatch_metric.training.finetune import FIT_PARAMS
 from unimatch_metric.training.train import (
+    SCORER_FOLDS,
     TEXT_BELOW,
     ZERO_BELOW,
     gold_cut_labels,
@@ -287,8 +288,8 @@ def test_retraining_needs_pairs_from_enough_paragraphs(tmp_path: Path) -> None:
     labels.mkdir()
     segments = (LABELS / "segments.jsonl").read_text(encoding="utf-8").splitlines()[:40]
     pairs = [json.loads(line) for line in (LABELS / "pairs.jsonl").open(encoding="utf-8")]
-    two_items = sorted({r["item_id"] for r in pairs if r["part"] == "train"})[:2]
-    kept = [r for r in pairs if r["item_id"] in two_items]
+    few = sorted({r["item_id"] for r in pairs if r["part"] == "train"})[: SCORER_FOLDS - 1]
+    kept = [r for r in pairs if r["item_id"] in few]
     (labels / "segments.jsonl").write_text("\n".join(segments) + "\n", encoding="utf-8")
     (labels / "pairs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in kept), "utf-8")
     # The paragraphs (for the grounding model) are read first: a missing file fails at once.
@@ -303,7 +304,7 @@ def test_retraining_needs_pairs_from_enough_paragraphs(tmp_path: Path) -> None:
     rows = [json.loads(line) for line in (LABELS / "segments.jsonl").open(encoding="utf-8")]
     feedback = [json.dumps(r) for r in rows if r["source"] == "model" and r["part"] == "train"]
     (labels / "segments.jsonl").write_text("\n".join(segments + feedback[:20]) + "\n", "utf-8")
-    with pytest.raises(UniMatchError, match="at least 3 paragraphs"):
+    with pytest.raises(UniMatchError, match=f"at least {SCORER_FOLDS} paragraphs"):
         train_offline(labels, out, progress=False)
     assert not out.exists()  # nothing written
 

@@ -20,7 +20,7 @@ __all__ = ["FIT_PARAMS", "fine_tune"]
 
 #: Recipe: one epoch at 1e-4. On label batches 1-3 (7,520 pairs) 3 epochs at 4e-5 did best
 #: of 1-3 epochs at 4e-5 or 1e-4; with the v2 rounds' 11,411 pairs one epoch keeps
-#: retraining within its budget (four fine-tunes, `unimatch_metric.training.train`).
+#: retraining within its budget (three fine-tunes, `unimatch_metric.training.train`).
 #: Fitting the cosine to (score / 4) ** 0.5 instead, which widens the 0-1 step most labels
 #: sit on, raised validation Spearman (two tuned layers) from 0.744 to 0.768 (exponent
 #: 0.35: 0.764) but lowered the end-to-end pooled Pearson on labels/e2e by 0.018 (95 %
