@@ -119,6 +119,14 @@ def text_log_odds(probabilities: np.ndarray) -> float:
     return float(np.log(p / (1.0 - p)).sum())
 
 
+def off_units(probabilities: np.ndarray, text_below: float) -> np.ndarray:
+    """Which units of one text score 0: those under `OFF_PARAGRAPH_BELOW`, or all of them
+    when the text's `text_log_odds` is under ``text_below``."""
+    if text_log_odds(probabilities) < text_below:
+        return np.ones(len(probabilities), dtype=bool)
+    return probabilities < OFF_PARAGRAPH_BELOW
+
+
 class Grounding:
     """The learned grounding model: which predicted units are about another text."""
 
@@ -149,11 +157,9 @@ class Grounding:
     def off_paragraph(
         self, units: Sequence[Sequence[str]], paragraphs: Sequence[str]
     ) -> list[list[int]]:
-        """Per example, the indices of its units under `OFF_PARAGRAPH_BELOW`; all of them
-        when the text's `text_log_odds` is under the model's ``text_below``."""
+        """Per example, the indices of the units that score 0 (`off_units` at the model's
+        ``text_below``)."""
         return [
-            list(range(len(p)))
-            if text_log_odds(p) < self.text_below
-            else [int(j) for j in np.flatnonzero(p < OFF_PARAGRAPH_BELOW)]
+            [int(j) for j in np.flatnonzero(off_units(p, self.text_below))]
             for p in self.probabilities(units, paragraphs)
         ]

@@ -20,9 +20,9 @@ from sefora_common.progress import progress_bar
 from unimatch_metric.encoder import TunedEncoder
 from unimatch_metric.errors import UniMatchInputError
 from unimatch_metric.grounding import (
-    OFF_PARAGRAPH_BELOW,
     feedback_vocabulary,
     grounding_features,
+    off_units,
     text_log_odds,
 )
 from unimatch_metric.models import (
@@ -334,9 +334,8 @@ def _fit_grounding(
         whole: dict[float, list[bool]] = {1.0: [], 0.0: []}
         for units, body, label in _grounding_examples(val, bodies):
             p = predict_proba(model, grounding_features(units, body, known))
-            aside = text_log_odds(p) < text_below
-            zeroed[label] += list(aside | (p < OFF_PARAGRAPH_BELOW))
-            whole[label].append(aside)
+            zeroed[label] += list(off_units(p, text_below))
+            whole[label].append(text_log_odds(p) < text_below)
         report["validation"] = {
             "units": len(zeroed[1.0]),
             "zeroed_own_paragraph": float(np.mean(zeroed[1.0])),
