@@ -25,7 +25,8 @@ __all__ = ["FIT_PARAMS", "fine_tune"]
 #: The rate warms up linearly over the first ``warmup`` share of the steps to its peak, then
 #: decays linearly to 0: at peak 2e-4 this raised validation Pearson / Spearman from 0.795 /
 #: 0.775 (constant 1e-4) to 0.820 / 0.791, and the end-to-end pooled Pearson on labels/e2e
-#: from 0.700 to 0.725 (per-paragraph Spearman 0.864 to 0.869).
+#: from 0.700 to 0.725 (per-paragraph Spearman 0.864 to 0.869). Peaks of 1.5e-4 and 3e-4
+#: gave 0.815 / 0.782 and 0.820 / 0.788.
 #: Fitting the cosine to (score / 4) ** 0.5 instead, which widens the 0-1 step most labels
 #: sit on, raised validation Spearman (two tuned layers) from 0.744 to 0.768 (exponent
 #: 0.35: 0.764) but lowered the end-to-end pooled Pearson on labels/e2e by 0.018 (95 %
