@@ -21,7 +21,7 @@ from unimatch_metric.segmenters.learned import (
     segmenter_features,
     windows,
 )
-from unimatch_metric.training.finetune import FIT_PARAMS
+from unimatch_metric.training.finetune import FIT_PARAMS, fine_tune
 from unimatch_metric.training.train import (
     SCORER_FOLDS,
     TEXT_BELOW,
@@ -191,6 +191,12 @@ def test_retraining_on_a_subset(tmp_path: Path) -> None:
     train_offline(labels, again, progress=False, fit_params=dict(FIT_PARAMS))
     for path in out.iterdir():
         assert (again / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+def test_a_recipe_without_a_schedule_is_named_before_training() -> None:
+    recipe = {k: v for k, v in FIT_PARAMS.items() if k != "warmup"}
+    with pytest.raises(ValueError, match="lacks warmup"):
+        fine_tune(LearnedScorer().encoder, [], [], [], progress=False, params=recipe)
 
 
 def test_scores_under_the_models_zero_below_are_zero(tmp_path: Path) -> None:

@@ -60,7 +60,7 @@ def _rate_factor(steps: int, warmup: float) -> Callable[[int], float]:
     def factor(step: int) -> float:
         if step < warm:
             return (step + 1) / warm
-        return max(0.0, (steps - step) / max(1, steps - warm))
+        return (steps - step) / max(1, steps - warm)
 
     return factor
 
@@ -78,6 +78,9 @@ def fine_tune(
     ``states`` are `bottom_states` of the texts that ``pairs`` index, computed once and
     shared by every encoder trained on them; ``params`` is the recipe (`FIT_PARAMS`).
     """
+    missing = sorted(FIT_PARAMS.keys() - params.keys())
+    if missing:
+        raise ValueError(f"the fine-tuning recipe lacks {', '.join(missing)} (see FIT_PARAMS)")
     torch = import_torch()
     p = params
     left = np.asarray([a for a, _ in pairs])
