@@ -88,7 +88,9 @@ def fine_tune(
     target = torch.tensor(np.asarray(scores) / 4.0, dtype=torch.float32)
     tokens = np.asarray([s.shape[0] for s in states])
     lengths = np.maximum(tokens[left], tokens[right])
-    with torch.random.fork_rng():  # seeded dropout and order, global RNG left alone
+    # Dropout stays off (the layers are in eval mode): with it, validation Pearson / Spearman
+    # were 0.816 / 0.779 and fine-tuning took a fifth longer; without, 0.816 / 0.775.
+    with torch.random.fork_rng():  # seeded order, global RNG left alone
         torch.manual_seed(int(p["seed"]))
         optimiser = torch.optim.AdamW(encoder.tuned.parameters(), lr=float(p["learning_rate"]))
         size = int(p["batch_size"])
@@ -96,7 +98,6 @@ def fine_tune(
         schedule = torch.optim.lr_scheduler.LambdaLR(
             optimiser, _rate_factor(steps, float(p["warmup"]))
         )
-        encoder.tuned.train()
         with progress_bar(total=steps, desc="Fine-tuning MiniLM", show=progress) as bar:
             for _ in range(int(p["epochs"])):
                 for batch in _batches(lengths, size):
@@ -111,7 +112,6 @@ def fine_tune(
                     optimiser.step()
                     schedule.step()
                     bar.update()
-        encoder.tuned.eval()
     # What ships is fp16: use the rounded weights from here on, as the loaded model will.
     encoder.tuned.load_state_dict(
         {k: torch.from_numpy(v.astype(np.float32)) for k, v in encoder.weights().items()}
