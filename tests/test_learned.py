@@ -217,6 +217,18 @@ def test_scores_under_the_models_zero_below_are_zero(tmp_path: Path) -> None:
     assert scores[2.0] == [0.0 if s < 2.0 else s for s in scores[0.0]]
 
 
+def test_pair_features_count_a_short_comment_found_inside_a_longer_unit() -> None:
+    from unimatch_metric.models import SCORER_FILE
+    from unimatch_metric.scorers.learned import pair_features, tuned_encoder
+
+    short, long = "Echo your intro.", "Your conclusion should echo the intro: its image of home."
+    x = pair_features([(short, long), (long, short)], tuned_encoder(SCORER_FILE))
+    jaccard, smaller, instructor, quote = x[:, -4:].T
+    # {echo, intro} of 2 and of 5 content words: all of the smaller unit, 2 of 5 overall
+    assert jaccard.tolist() == [0.4, 0.4] and smaller.tolist() == [1.0, 1.0]
+    assert instructor.tolist() == [1.0, 0.4] and quote.tolist() == [0.0, 0.0]
+
+
 def test_learned_segmentations_are_cached(tmp_path: Path) -> None:
     from sefora_llm.cache import make_key
     from unimatch_metric import segment

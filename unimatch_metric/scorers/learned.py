@@ -46,6 +46,11 @@ def pair_features(
     they moved Spearman by at most 0.004). So is the original MiniLM cosine: without it the
     trees fitted on the same out-of-fold features gave validation Pearson / Spearman 0.783 /
     0.761 against 0.784 / 0.759, and it cost a third of the scorer's encoding time.
+    Besides the words' Jaccard overlap, the share of the smaller unit's words and of the
+    instructor unit's words found in the other: a short comment ("this risk", "echo your
+    intro") is often wholly inside a longer unit that makes the same point (on the shipped
+    out-of-fold features, validation 0.816 / 0.775 -> 0.820 / 0.782). Token-level
+    alignment of the tuned states (mean best cosine each way) added nothing beyond them.
     """
     if not pairs:
         return np.zeros((0, 0))
@@ -62,6 +67,8 @@ def pair_features(
     overlap = [
         [
             len(words[i] & words[j]) / max(1, len(words[i] | words[j])),
+            len(words[i] & words[j]) / max(1, min(len(words[i]), len(words[j]))),
+            len(words[i] & words[j]) / max(1, len(words[i])),
             1.0 if any(q in b.lower() for q in quotes[i]) else 0.0,
         ]
         for i, j, (_, b) in zip(ia, ib, pairs, strict=True)
