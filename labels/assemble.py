@@ -32,6 +32,7 @@ SECOND_OPINION_OF = {
     "T17": "T13-T16",
     "T26": "T20-T25",
     "T28": "T27",
+    "T30": "T29",
 }
 SECOND_OPINIONS_V2 = set(SECOND_OPINION_OF)
 
@@ -159,11 +160,11 @@ def comment_texts(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
     """The further instructor comments drawn by draw_comments.py, with their v2 units
     (T6-T9, T13-T16; T10's and T17's as second opinions), then the terse comments writers P
     and Q wrote in an instructor's register (v2_terse.py; style "terse", T27, T28's as the
-    second opinion)."""
+    second opinion) and the shortest ones of writers AA and AB (T29, T30's)."""
     rows = []
     folder = HERE / "material" / "v2"
     paths = sorted(folder.glob("seg_comments_chunk*.jsonl")) + sorted(
-        folder.glob("seg_terse.jsonl")
+        folder.glob("seg_terse*.jsonl")
     )
     for path in paths:
         for t in read_jsonl(path):

@@ -3,14 +3,19 @@ register, written by writers P and Q for train paragraphs, then segmented under
 segmentation-v2.md by T27 (primary) and T28 (second opinion of every text). Real instructors
 rarely pair a short praise with a separate request ("Nice hook. Cite your sources."), so
 the training data held few such comments, and the segmenter kept them whole.
+Round 2: the shortest comments (2-10 words, often fragments), which round 1's segmenter
+still kept whole ("Nice hook. Cite your sources."), written by AA and AB and segmented by
+T29 (primary) and T30 (second opinion of every text).
 
-``draw``: 100 train paragraphs whose real comments draw_comments.py drew and no round wrote
-on, in a fixed hash order, half per writer -> material/v2/write_terse.jsonl (the writers see
-the paragraph only, never the instructor's comments).
-``seg``: every comment of raw/v2/terse_writer<W>.jsonl -> material/v2/seg_terse.jsonl
-(text_id ``<item>-<writer>t<k>``, the paragraph body, the comment). Selection and assembly
-only; no boundary is placed here.
-Run: python labels/v2_terse.py draw|seg
+``draw R``: 100 train paragraphs whose real comments draw_comments.py drew and no round wrote
+on, in a fixed hash order, half per writer -> material/v2/write_terse.jsonl (round 1),
+write_shortest.jsonl (round 2) (the writers see the paragraph only, never the instructor's
+comments).
+``seg R``: every comment of the round's raw/v2/terse_writer<W>.jsonl -> material/v2/
+seg_terse.jsonl (round 1), seg_terse_shortest.jsonl (round 2) (text_id
+``<item>-<writer>t<k>``, the paragraph body, the comment). Selection and assembly only; no
+boundary is placed here.
+Run: python labels/v2_terse.py draw 2|seg 2
 """
 
 from __future__ import annotations
@@ -20,14 +25,20 @@ import sys
 
 from v2_new_material import HERE, RAW, V2, read, write  # this folder: run as a script
 
-WRITERS = ("P", "Q")
+#: Per round: the writers, the paragraphs file they write on, the texts file to segment.
+ROUNDS = {
+    "1": (("P", "Q"), "write_terse.jsonl", "seg_terse.jsonl"),
+    "2": (("AA", "AB"), "write_shortest.jsonl", "seg_terse_shortest.jsonl"),
+}
 
 
-def draw() -> None:
+def draw(round_: str) -> None:
+    writers, target, _ = ROUNDS[round_]
+    later = {ROUNDS[r][1] for r in ROUNDS if r >= round_}  # a re-run draws the same 100
     written = {
         r["item_id"]
         for path in V2.glob("write_*.jsonl")
-        if path.name != "write_terse.jsonl"  # its own output: a re-run draws the same 100
+        if path.name not in later
         for r in read(path)
     }
     pool = [
@@ -37,15 +48,16 @@ def draw() -> None:
     ]
     pool.sort(key=lambda r: hashlib.sha256(f"terse:{r['item_id']}".encode()).hexdigest())
     out = [
-        {"item_id": r["item_id"], "body": r["body"], "writer": WRITERS[i % 2]}
+        {"item_id": r["item_id"], "body": r["body"], "writer": writers[i % 2]}
         for i, r in enumerate(sorted(pool[:100], key=lambda r: r["item_id"]))
     ]
-    write(V2 / "write_terse.jsonl", out)
+    write(V2 / target, out)
     print(len(out), "paragraphs")
 
 
-def seg_material() -> None:
-    items = {r["item_id"]: r for r in read(V2 / "write_terse.jsonl")}
+def seg_material(round_: str) -> None:
+    writers, source, target = ROUNDS[round_]
+    items = {r["item_id"]: r for r in read(V2 / source)}
     rows = [
         {
             "text_id": f"{r['item_id']}-{writer}t{k}",
@@ -54,13 +66,13 @@ def seg_material() -> None:
             "body": items[r["item_id"]]["body"],
             "text": comment,
         }
-        for writer in WRITERS
+        for writer in writers
         for r in read(RAW / f"terse_writer{writer}.jsonl")
         for k, comment in enumerate(r["comments"])
     ]
-    write(V2 / "seg_terse.jsonl", rows)
+    write(V2 / target, rows)
     print(len(rows), "comments")
 
 
 if __name__ == "__main__":
-    {"draw": draw, "seg": seg_material}[sys.argv[1]]()
+    {"draw": draw, "seg": seg_material}[sys.argv[1]](sys.argv[2])
