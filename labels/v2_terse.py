@@ -15,7 +15,9 @@ comments).
 seg_terse.jsonl (round 1), seg_terse_shortest.jsonl (round 2) (text_id
 ``<item>-<writer>t<k>``, the paragraph body, the comment). Selection and assembly only; no
 boundary is placed here.
-Run: python labels/v2_terse.py draw 2|seg 2
+``draw probe|seg probe``: the held-out check of `ROUNDS`.
+``check R``: the shipped segmenter's agreement with the round's primary segmentation.
+Run: python labels/v2_terse.py draw 2|seg 2|check probe
 """
 
 from __future__ import annotations
@@ -25,16 +27,20 @@ import sys
 
 from v2_new_material import HERE, RAW, V2, read, write  # this folder: run as a script
 
-#: Per round: the writers, the paragraphs file they write on, the texts file to segment.
+#: Per round: the writers, the paragraphs file they write on, the texts file to segment,
+#: the part the paragraphs come from and how many. "probe" is a held-out check, never
+#: assembled into segments.jsonl: writer AC's comments on 20 validation paragraphs,
+#: segmented by T31 (raw/v2/probe_T31.jsonl).
 ROUNDS = {
-    "1": (("P", "Q"), "write_terse.jsonl", "seg_terse.jsonl"),
-    "2": (("AA", "AB"), "write_shortest.jsonl", "seg_terse_shortest.jsonl"),
+    "1": (("P", "Q"), "write_terse.jsonl", "seg_terse.jsonl", "train", 100),
+    "2": (("AA", "AB"), "write_shortest.jsonl", "seg_terse_shortest.jsonl", "train", 100),
+    "probe": (("AC",), "write_probe.jsonl", "probe_shortest.jsonl", "validation", 20),
 }
 
 
 def draw(round_: str) -> None:
-    writers, target, _ = ROUNDS[round_]
-    later = {ROUNDS[r][1] for r in ROUNDS if r >= round_}  # a re-run draws the same 100
+    writers, target, _, part, count = ROUNDS[round_]
+    later = {ROUNDS[r][1] for r in ROUNDS if r >= round_}  # a re-run draws the same ones
     written = {
         r["item_id"]
         for path in V2.glob("write_*.jsonl")
@@ -44,19 +50,42 @@ def draw(round_: str) -> None:
     pool = [
         r
         for r in read(HERE / "material" / "paragraphs.jsonl")
-        if r["part"] == "train" and r["item_id"].startswith("c") and r["item_id"] not in written
+        if r["part"] == part
+        and (part != "train" or r["item_id"].startswith("c"))
+        and r["item_id"] not in written
     ]
     pool.sort(key=lambda r: hashlib.sha256(f"terse:{r['item_id']}".encode()).hexdigest())
     out = [
-        {"item_id": r["item_id"], "body": r["body"], "writer": writers[i % 2]}
-        for i, r in enumerate(sorted(pool[:100], key=lambda r: r["item_id"]))
+        {"item_id": r["item_id"], "body": r["body"], "writer": writers[i % len(writers)]}
+        for i, r in enumerate(sorted(pool[:count], key=lambda r: r["item_id"]))
     ]
     write(V2 / target, out)
     print(len(out), "paragraphs")
 
 
+def check(round_: str) -> None:
+    """The shipped learned segmenter against the round's primary segmenter (per writer)."""
+    from unimatch_metric.segmenters.learned import LearnedSegmenter
+    from unimatch_metric.training.validate import segmentation_agreement
+
+    writers, _, texts_file = ROUNDS[round_][:3]
+    annotator = {"1": "seg_T27", "2": "seg_T29", "probe": "probe_T31"}[round_]
+    gold = {r["text_id"]: r["units"] for r in read(RAW / f"{annotator}.jsonl")}
+    rows = [r for r in read(V2 / texts_file) if r["text_id"] in gold]
+    found = LearnedSegmenter().segment([r["text"] for r in rows], side="instructor")
+    for writer in (None, *writers):
+        mine = [k for k, r in enumerate(rows) if writer in (None, r["writer"])]
+        s = segmentation_agreement(
+            [gold[rows[k]["text_id"]] for k in mine], [list(found[k]) for k in mine]
+        )
+        print(
+            f"{writer or 'all'}: {s.n_texts} texts, WindowDiff {s.window_diff:.3f}, "
+            f"boundary P {s.precision:.2f} / R {s.recall:.2f} / F1 {s.f1:.3f}"
+        )
+
+
 def seg_material(round_: str) -> None:
-    writers, source, target = ROUNDS[round_]
+    writers, source, target = ROUNDS[round_][:3]
     items = {r["item_id"]: r for r in read(V2 / source)}
     rows = [
         {
@@ -75,4 +104,4 @@ def seg_material(round_: str) -> None:
 
 
 if __name__ == "__main__":
-    {"draw": draw, "seg": seg_material}[sys.argv[1]](sys.argv[2])
+    {"draw": draw, "seg": seg_material, "check": check}[sys.argv[1]](sys.argv[2])
