@@ -274,13 +274,13 @@ def test_unimatch_segments_references_as_instructor_comments() -> None:
 
     # A real comment the shipped model cuts as an instructor comment but not as feedback.
     comments = [
-        "As much as I am enjoying the story, I did start to lose track of why they’re meeting.",
+        "Was sort of surprised regulars would trash the bar on Google?Who was doing the swabbing?",
         "Great start! Now add a source.",
     ]
     [as_instructor] = segment([comments[0]], "learned", side="instructor", use_cache=False)
     assert as_instructor == [
-        "As much as I am enjoying the story,",
-        "I did start to lose track of why they’re meeting.",
+        "Was sort of surprised regulars would trash the bar on Google?",
+        "Who was doing the swabbing?",
     ]
     assert segment([comments[0]], "learned", use_cache=False) == [[comments[0]]]
     out = unimatch([comments[1]], [[comments[0]]], segmenter="learned", return_details=True)
