@@ -40,7 +40,8 @@ ROUNDS = {
 
 def draw(round_: str) -> None:
     writers, target, _, part, count = ROUNDS[round_]
-    later = {ROUNDS[r][1] for r in ROUNDS if r >= round_}  # a re-run draws the same ones
+    order = list(ROUNDS)  # this round's and later rounds' paragraphs: a re-run draws the same
+    later = {ROUNDS[r][1] for r in order[order.index(round_) :]}
     written = {
         r["item_id"]
         for path in V2.glob("write_*.jsonl")
