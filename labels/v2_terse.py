@@ -15,7 +15,7 @@ comments).
 seg_terse.jsonl (round 1), seg_terse_shortest.jsonl (round 2) (text_id
 ``<item>-<writer>t<k>``, the paragraph body, the comment). Selection and assembly only; no
 boundary is placed here.
-``draw probe|seg probe``: the held-out check of `ROUNDS`.
+``draw probe|seg probe``: the held-out check (`ROUNDS`).
 ``check R``: the shipped segmenter's agreement with the round's primary segmentation.
 Run: python labels/v2_terse.py draw 2|seg 2|check probe
 """
@@ -24,24 +24,40 @@ from __future__ import annotations
 
 import hashlib
 import sys
+from typing import NamedTuple
 
 from v2_new_material import HERE, RAW, V2, read, write  # this folder: run as a script
 
-#: Per round: the writers, the paragraphs file they write on, the texts file to segment,
-#: the part the paragraphs come from and how many. "probe" is a held-out check, never
-#: assembled into segments.jsonl: writer AC's comments on 20 validation paragraphs,
-#: segmented by T31 (raw/v2/probe_T31.jsonl).
+
+class Round(NamedTuple):
+    """One round: who writes, the paragraphs file they write on, the texts file to segment,
+    the part and number of paragraphs, and the primary segmentation in raw/v2."""
+
+    writers: tuple[str, ...]
+    paragraphs: str
+    texts: str
+    part: str
+    count: int
+    primary: str
+
+
+#: "probe" is a held-out check, never assembled into segments.jsonl: writer AC's comments
+#: on 20 validation paragraphs, segmented by T31.
 ROUNDS = {
-    "1": (("P", "Q"), "write_terse.jsonl", "seg_terse.jsonl", "train", 100),
-    "2": (("AA", "AB"), "write_shortest.jsonl", "seg_terse_shortest.jsonl", "train", 100),
-    "probe": (("AC",), "write_probe.jsonl", "probe_shortest.jsonl", "validation", 20),
+    "1": Round(("P", "Q"), "write_terse.jsonl", "seg_terse.jsonl", "train", 100, "seg_T27"),
+    "2": Round(
+        ("AA", "AB"), "write_shortest.jsonl", "seg_terse_shortest.jsonl", "train", 100, "seg_T29"
+    ),
+    "probe": Round(
+        ("AC",), "write_probe.jsonl", "probe_shortest.jsonl", "validation", 20, "probe_T31"
+    ),
 }
 
 
 def draw(round_: str) -> None:
-    writers, target, _, part, count = ROUNDS[round_]
+    this = ROUNDS[round_]
     order = list(ROUNDS)  # this round's and later rounds' paragraphs: a re-run draws the same
-    later = {ROUNDS[r][1] for r in order[order.index(round_) :]}
+    later = {ROUNDS[r].paragraphs for r in order[order.index(round_) :]}
     written = {
         r["item_id"]
         for path in V2.glob("write_*.jsonl")
@@ -51,16 +67,16 @@ def draw(round_: str) -> None:
     pool = [
         r
         for r in read(HERE / "material" / "paragraphs.jsonl")
-        if r["part"] == part
-        and (part != "train" or r["item_id"].startswith("c"))
+        if r["part"] == this.part
+        and (this.part != "train" or r["item_id"].startswith("c"))
         and r["item_id"] not in written
     ]
     pool.sort(key=lambda r: hashlib.sha256(f"terse:{r['item_id']}".encode()).hexdigest())
     out = [
-        {"item_id": r["item_id"], "body": r["body"], "writer": writers[i % len(writers)]}
-        for i, r in enumerate(sorted(pool[:count], key=lambda r: r["item_id"]))
+        {"item_id": r["item_id"], "body": r["body"], "writer": this.writers[i % len(this.writers)]}
+        for i, r in enumerate(sorted(pool[: this.count], key=lambda r: r["item_id"]))
     ]
-    write(V2 / target, out)
+    write(V2 / this.paragraphs, out)
     print(len(out), "paragraphs")
 
 
@@ -69,12 +85,11 @@ def check(round_: str) -> None:
     from unimatch_metric.segmenters.learned import LearnedSegmenter
     from unimatch_metric.training.validate import segmentation_agreement
 
-    writers, _, texts_file = ROUNDS[round_][:3]
-    annotator = {"1": "seg_T27", "2": "seg_T29", "probe": "probe_T31"}[round_]
-    gold = {r["text_id"]: r["units"] for r in read(RAW / f"{annotator}.jsonl")}
-    rows = [r for r in read(V2 / texts_file) if r["text_id"] in gold]
+    this = ROUNDS[round_]
+    gold = {r["text_id"]: r["units"] for r in read(RAW / f"{this.primary}.jsonl")}
+    rows = [r for r in read(V2 / this.texts) if r["text_id"] in gold]
     found = LearnedSegmenter().segment([r["text"] for r in rows], side="instructor")
-    for writer in (None, *writers):
+    for writer in (None, *this.writers):
         mine = [k for k, r in enumerate(rows) if writer in (None, r["writer"])]
         s = segmentation_agreement(
             [gold[rows[k]["text_id"]] for k in mine], [list(found[k]) for k in mine]
@@ -86,8 +101,8 @@ def check(round_: str) -> None:
 
 
 def seg_material(round_: str) -> None:
-    writers, source, target = ROUNDS[round_][:3]
-    items = {r["item_id"]: r for r in read(V2 / source)}
+    this = ROUNDS[round_]
+    items = {r["item_id"]: r for r in read(V2 / this.paragraphs)}
     rows = [
         {
             "text_id": f"{r['item_id']}-{writer}t{k}",
@@ -96,11 +111,11 @@ def seg_material(round_: str) -> None:
             "body": items[r["item_id"]]["body"],
             "text": comment,
         }
-        for writer in writers
+        for writer in this.writers
         for r in read(RAW / f"terse_writer{writer}.jsonl")
         for k, comment in enumerate(r["comments"])
     ]
-    write(V2 / target, rows)
+    write(V2 / this.texts, rows)
     print(len(rows), "comments")
 
 

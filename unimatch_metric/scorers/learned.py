@@ -65,12 +65,7 @@ def pair_features(
     fa, fb = units[ia], units[ib]
     cos = np.einsum("ij,ij->i", vectors[ia], vectors[ib])[:, None]
     overlap = [
-        [
-            len(words[i] & words[j]) / max(1, len(words[i] | words[j])),
-            len(words[i] & words[j]) / max(1, min(len(words[i]), len(words[j]))),
-            len(words[i] & words[j]) / max(1, len(words[i])),
-            1.0 if any(q in b.lower() for q in quotes[i]) else 0.0,
-        ]
+        _overlap(words[i], words[j], any(q in b.lower() for q in quotes[i]))
         for i, j, (_, b) in zip(ia, ib, pairs, strict=True)
     ]
     cues = slice(0, 8)  # category cues and the question mark, not the length
@@ -85,6 +80,19 @@ def pair_features(
             np.asarray(overlap),
         ]
     )
+
+
+def _overlap(a: set[str], b: set[str], quoted: bool) -> list[float]:
+    """Word overlap of an (instructor, model) pair's content words: Jaccard, share of the
+    smaller unit's and of the instructor unit's words found in the other; and whether the
+    model unit repeats a passage the instructor unit quotes."""
+    shared = len(a & b)
+    return [
+        shared / max(1, len(a) + len(b) - shared),
+        shared / max(1, min(len(a), len(b))),
+        shared / max(1, len(a)),
+        1.0 if quoted else 0.0,
+    ]
 
 
 def predict_score(model: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
