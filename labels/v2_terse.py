@@ -120,4 +120,7 @@ def seg_material(round_: str) -> None:
 
 
 if __name__ == "__main__":
-    {"draw": draw, "seg": seg_material, "check": check}[sys.argv[1]](sys.argv[2])
+    commands = {"draw": draw, "seg": seg_material, "check": check}
+    if len(sys.argv) != 3 or sys.argv[1] not in commands or sys.argv[2] not in ROUNDS:
+        sys.exit(f"usage: python labels/v2_terse.py {'|'.join(commands)} {'|'.join(ROUNDS)}")
+    commands[sys.argv[1]](sys.argv[2])
