@@ -21,7 +21,7 @@ from unimatch_metric.segmenters.learned import (
     segmenter_features,
     windows,
 )
-from unimatch_metric.training.finetune import FIT_PARAMS, fine_tune
+from unimatch_metric.training.finetune import FIT_PARAMS, fine_tune, paragraph_batches
 from unimatch_metric.training.train import (
     SCORER_FOLDS,
     TEXT_BELOW,
@@ -196,7 +196,27 @@ def test_retraining_on_a_subset(tmp_path: Path) -> None:
 def test_a_recipe_without_a_schedule_is_named_before_training() -> None:
     recipe = {k: v for k, v in FIT_PARAMS.items() if k != "warmup"}
     with pytest.raises(ValueError, match="lacks warmup"):
-        fine_tune(LearnedScorer().encoder, [], [], [], progress=False, params=recipe)
+        fine_tune(LearnedScorer().encoder, [], [], [], [], progress=False, params=recipe)
+
+
+def test_pairs_of_one_paragraph_share_a_batch_and_every_pair_is_used_once() -> None:
+    torch = pytest.importorskip("torch")
+    groups = np.asarray([f"p{k % 7}" for k in range(200)])  # 7 paragraphs, interleaved
+    torch.manual_seed(3)
+    batches = paragraph_batches(groups, 32)
+    assert sorted(np.concatenate(batches).tolist()) == list(range(200))
+    assert [len(b) for b in batches].count(32) == len(batches) - 1
+    # Paragraphs run one after another through the cut sequence: a batch spans at most two
+    # of them unless one paragraph has fewer pairs than a batch.
+    assert max(len(set(groups[b])) for b in batches) <= 3
+    assert np.mean([len(set(groups[b])) for b in batches]) < 2.5
+    torch.manual_seed(3)
+    assert [b.tolist() for b in paragraph_batches(groups, 32)] == [b.tolist() for b in batches]
+
+
+def test_fine_tuning_names_pairs_without_a_group() -> None:
+    with pytest.raises(ValueError, match="2 pairs, 2 scores, 1 groups"):
+        fine_tune(LearnedScorer().encoder, [], [(0, 1), (1, 0)], [1.0, 2.0], ["p1"], False)
 
 
 def test_scores_under_the_models_zero_below_are_zero(tmp_path: Path) -> None:
