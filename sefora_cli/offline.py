@@ -25,6 +25,8 @@ from unimatch_metric.training.train import pair_label, read_labels, train_offlin
 from unimatch_metric.training.validate import (
     end_to_end_agreement,
     end_to_end_interval,
+    judgements,
+    mean_by_kind,
     read_end_to_end,
     score_agreement,
     segmenter_validation,
@@ -189,19 +191,9 @@ def run_validate_e2e(args: argparse.Namespace) -> int:
                 **(llm if uses_llm else {}),
             )
             f1 = [d["f1"] for d in out["details"]]
-            judged = (
-                [c["score"] for c in candidates],
-                [c["rank"] for c in candidates],
-                [c["e2e_id"] for c in candidates],
-                [c["kind"] == "off_paragraph" for c in candidates],
-            )
+            judged = judgements(candidates)
             agreement = end_to_end_agreement(f1, *judged)
-            kinds = sorted({c["kind"] for c in candidates})
-            mean_f1 = {
-                k: sum(x for x, c in zip(f1, candidates, strict=True) if c["kind"] == k)
-                / sum(c["kind"] == k for c in candidates)
-                for k in kinds
-            }
+            mean_f1 = mean_by_kind(f1, candidates)
             result = {
                 "segmenter": segmenter,
                 "scorer": scorer,

@@ -199,23 +199,32 @@ def test_a_recipe_without_a_schedule_is_named_before_training() -> None:
         fine_tune(LearnedScorer().encoder, [], [], [], [], progress=False, params=recipe)
 
 
-def test_pairs_of_one_paragraph_share_a_batch_and_every_pair_is_used_once() -> None:
+def test_fine_tuning_batches_keep_a_paragraphs_pairs_together_in_a_seeded_order() -> None:
     torch = pytest.importorskip("torch")
-    groups = np.asarray([f"p{k % 7}" for k in range(200)])  # 7 paragraphs, interleaved
-    torch.manual_seed(3)
-    batches = paragraph_batches(groups, 32)
-    assert sorted(np.concatenate(batches).tolist()) == list(range(200))
-    assert [len(b) for b in batches].count(32) == len(batches) - 1
-    # Paragraphs run one after another through the cut sequence: a batch spans at most two
-    # of them unless one paragraph has fewer pairs than a batch.
-    assert max(len(set(groups[b])) for b in batches) <= 3
-    assert np.mean([len(set(groups[b])) for b in batches]) < 2.5
-    torch.manual_seed(3)
-    assert [b.tolist() for b in paragraph_batches(groups, 32)] == [b.tolist() for b in batches]
+
+    def batches(groups: np.ndarray, seed: int) -> list[list[int]]:
+        with torch.random.fork_rng():
+            torch.manual_seed(seed)
+            return [b.tolist() for b in paragraph_batches(groups, 32)]
+
+    groups = np.asarray([f"p{k % 3}" for k in range(210)])  # 3 paragraphs of 70, interleaved
+    got = batches(groups, 3)
+    assert sorted(sum(got, [])) == list(range(210))
+    assert [len(b) for b in got].count(32) == len(got) - 1
+    # A paragraph longer than a batch fills whole batches: none spans more than two.
+    assert max(len(set(groups[b])) for b in got) <= 2
+    assert got == batches(groups, 3)
+    assert got != batches(groups, 4)
+    # Within a paragraph the pairs are shuffled, not kept in their given order.
+    runs = [[i for i in b if groups[i] == g] for b in got for g in ("p0", "p1", "p2")]
+    assert any(run != sorted(run) for run in runs)
+    (one,) = batches(np.asarray(["p0"] * 5), 0)
+    assert sorted(one) == list(range(5))
+    assert batches(np.asarray([]), 0) == []
 
 
 def test_fine_tuning_names_pairs_without_a_group() -> None:
-    with pytest.raises(ValueError, match="2 pairs, 2 scores, 1 groups"):
+    with pytest.raises(ValueError, match="groups has 1 entries for 2 pairs"):
         fine_tune(LearnedScorer().encoder, [], [(0, 1), (1, 0)], [1.0, 2.0], ["p1"], False)
 
 

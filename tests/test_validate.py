@@ -13,6 +13,8 @@ from unimatch_metric.training.validate import (
     boundaries,
     end_to_end_agreement,
     end_to_end_interval,
+    judgements,
+    mean_by_kind,
     read_end_to_end,
     score_agreement,
     segmentation_agreement,
@@ -251,3 +253,21 @@ def test_validate_e2e_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     [grounded] = json.loads(capsys.readouterr().out)
     assert grounded["paragraphs"] is True and grounded["n_candidates"] == 6
     assert grounded["mean_f1"]["close"] == 1.0  # units about their paragraph keep their scores
+
+
+def test_judgements_mark_feedback_on_another_paragraph_trivial_and_kinds_average_apart() -> None:
+    candidates = [
+        {"score": 9.0, "rank": 1.0, "e2e_id": "e1", "kind": "informed_most"},
+        {"score": 0.0, "rank": 4.0, "e2e_id": "e1", "kind": "off_paragraph"},
+        {"score": 7.0, "rank": 2.0, "e2e_id": "e2", "kind": "informed_most"},
+    ]
+    assert judgements(candidates) == (
+        [9.0, 0.0, 7.0],
+        [1.0, 4.0, 2.0],
+        ["e1", "e1", "e2"],
+        [False, True, False],
+    )
+    assert mean_by_kind([0.5, 0.25, 0.75], candidates) == {
+        "informed_most": 0.625,
+        "off_paragraph": 0.25,
+    }

@@ -30,6 +30,8 @@ from unimatch_metric.scorers.learned import LearnedScorer
 from unimatch_metric.training.validate import (
     end_to_end_agreement,
     end_to_end_interval,
+    judgements,
+    mean_by_kind,
     read_end_to_end,
     score_agreement,
 )
@@ -39,24 +41,37 @@ DOUBLE_PAIRS = 65
 
 
 def read(path: Path) -> list[dict]:
+    """The rows of a JSONL file."""
     return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
 
 
 def write(path: Path, rows: list[dict]) -> None:
+    """Write ``rows`` as JSONL."""
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
 
 
-def draw(n_chunks: int) -> None:
+def units(paragraphs: bool) -> tuple[list[dict], list[dict]]:
+    """The candidates and UniMatch's details for each with the learned segmenter; the
+    `exact` scorer, as only the units (and, given the ``paragraphs``, the grounding model's
+    verdicts) are wanted."""
     candidates = read_end_to_end(E2E)
-    out = unimatch(
+    details = unimatch(
         [c["text"] for c in candidates],
         [c["references"] for c in candidates],
+        [c["paragraph"] for c in candidates] if paragraphs else None,
         segmenter="learned",
         scorer="exact",
         return_details=True,
-    )
+    )["details"]
+    return candidates, details
+
+
+def draw(n_chunks: int) -> None:
+    """Every candidate's unit pairs, whole candidates shuffled, in ``n_chunks`` chunks of
+    about equal numbers of pairs."""
+    candidates, details = units(paragraphs=False)
     items = []
-    for c, d in zip(candidates, out["details"], strict=True):
+    for c, d in zip(candidates, details, strict=True):
         refs, preds = d["reference_units"], d["prediction_units"]
         items.append(
             {
@@ -85,6 +100,7 @@ def draw(n_chunks: int) -> None:
 
 
 def double() -> None:
+    """The first whole candidates of each chunk, at least `DOUBLE_PAIRS` pairs per chunk."""
     out = []
     for chunk in sorted(E2E.glob("ceiling_chunk*.jsonl")):
         n = 0
@@ -98,12 +114,26 @@ def double() -> None:
 
 
 def annotator_scores(pattern: str) -> dict[str, float]:
-    """Scores by pair_id from the raw files matching ``pattern``."""
-    return {r["pair_id"]: float(r["score"]) for p in E2E.glob(pattern) for r in read(p)}
+    """Scores by pair_id from the raw files matching ``pattern``; a pair scored twice stops."""
+    scores: dict[str, float] = {}
+    for path in sorted(E2E.glob(pattern)):
+        for r in read(path):
+            if r["pair_id"] in scores:
+                sys.exit(f"{path.name}: {r['pair_id']} is scored in another file too")
+            scores[r["pair_id"]] = float(r["score"])
+    return scores
+
+
+def agreement(name: str, gold: list[float], other: list[float]) -> None:
+    """Print Pearson and Spearman of two lists of pair scores."""
+    a = score_agreement(gold, other)
+    print(f"{name}, {len(gold)} pairs: Pearson {a.pearson:.3f}, Spearman {a.spearman:.3f}")
 
 
 def check() -> None:
-    candidates = read_end_to_end(E2E)
+    """F1 vs the judges with the annotators' scores and with the learned scorer's, without
+    and with the paragraphs (grounding zeroes its off-paragraph units' columns, as the
+    pipeline does); the scorer's and a second annotator's agreement on the pairs."""
     items = {i["item_id"]: i for k in sorted(E2E.glob("ceiling_chunk*.jsonl")) for i in read(k)}
     scores = annotator_scores("raw/ceiling_R*.jsonl")
     missing = [
@@ -111,79 +141,61 @@ def check() -> None:
     ]
     if missing:
         sys.exit(f"{len(missing)} pairs without an annotator's score, e.g. {missing[0]}")
-    second = annotator_scores("raw/ceiling_double_*.jsonl")
-    if second:
-        both = sorted(second)
-        a = score_agreement([scores[k] for k in both], [second[k] for k in both])
-        same = np.mean([scores[k] == second[k] for k in both])
-        print(
-            f"two annotators, {len(both)} pairs: Pearson {a.pearson:.3f}, "
-            f"Spearman {a.spearman:.3f}, same score {same:.2f}"
+    candidates, grounded = units(paragraphs=True)
+    pairs = [p for c in candidates for p in items[c["candidate_id"]]["pairs"]]
+    learned = dict(
+        zip(
+            (p["pair_id"] for p in pairs),
+            LearnedScorer().score([(p["a"], p["b"]) for p in pairs]),
+            strict=True,
         )
-    grounded = unimatch(
-        [c["text"] for c in candidates],
-        [c["references"] for c in candidates],
-        [c["paragraph"] for c in candidates],
-        segmenter="learned",
-        scorer="exact",
-        return_details=True,
-    )["details"]
-    pairs = [(p["a"], p["b"]) for c in candidates for p in items[c["candidate_id"]]["pairs"]]
-    learned = iter(LearnedScorer().score(pairs))
+    )
+    agreement(
+        "learned scorer vs annotators", [scores[k] for k in learned], [learned[k] for k in learned]
+    )
+    second = annotator_scores("raw/ceiling_double_*.jsonl")
+    both = sorted(second)
+    if both:
+        same = np.mean([scores[k] == second[k] for k in both])
+        agreement("second annotator vs first", [scores[k] for k in both], [second[k] for k in both])
+        print(f"  the same score on {same:.0%} of them")
+        for name, gold in (("first", scores), ("second", second)):
+            agreement(
+                f"  learned scorer vs the {name} annotator on them",
+                [gold[k] for k in both],
+                [learned[k] for k in both],
+            )
     f1: dict[str, list[float]] = {}
-    gold, model = [], []
     for c, g in zip(candidates, grounded, strict=True):
         item = items[c["candidate_id"]]
-        if g["prediction_units"] != item["prediction_units"]:
-            sys.exit(f"{c['candidate_id']}: the segmenter's units changed since `draw`")
+        for side in ("reference_units", "prediction_units"):
+            if g[side] != item[side]:
+                sys.exit(f"{c['candidate_id']}: the segmenter's {side} changed since `draw`")
         shape = (len(item["reference_units"]), len(item["prediction_units"]))
-        human = np.asarray([scores[p["pair_id"]] for p in item["pairs"]]).reshape(shape)
-        machine = np.asarray([next(learned) for _ in item["pairs"]]).reshape(shape)
-        gold += human.ravel().tolist()
-        model += machine.ravel().tolist()
         off = list(g["off_paragraph_units"])
-        for name, matrix in (("annotators", human), ("learned scorer", machine)):
+        for name, by_pair in (("annotators", scores), ("learned scorer", learned)):
+            matrix = np.asarray([by_pair[p["pair_id"]] for p in item["pairs"]]).reshape(shape)
             kept = matrix.copy()
             kept[:, off] = 0.0
             f1.setdefault(name, []).append(match(matrix).f1)
             f1.setdefault(f"{name}, given the paragraphs", []).append(match(kept).f1)
-    agreement = score_agreement(gold, model)
-    print(
-        f"{len(gold)} pairs: learned scorer vs annotators Pearson {agreement.pearson:.3f}, "
-        f"Spearman {agreement.spearman:.3f}"
-    )
-    judged = (
-        [c["score"] for c in candidates],
-        [c["rank"] for c in candidates],
-        [c["e2e_id"] for c in candidates],
-        [c["kind"] == "off_paragraph" for c in candidates],  # as `sefora validate-e2e`
-    )
+    judged = judgements(candidates)
     for name, values in f1.items():
         e = end_to_end_agreement(values, *judged)
-        ci = {
-            k: tuple(round(x, 2) for x in v or ())
-            for k, v in end_to_end_interval(values, *judged).items()
-        }
-        kinds = sorted({c["kind"] for c in candidates})
-        mean = {
-            k: round(
-                float(
-                    np.mean([v for v, c in zip(values, candidates, strict=True) if c["kind"] == k])
-                ),
-                3,
-            )
-            for k in kinds
-        }
+        ci = end_to_end_interval(values, *judged)
+        bounds = {k: tuple(round(x, 2) for x in v or ()) for k, v in ci.items()}
+        mean = {k: round(v, 3) for k, v in mean_by_kind(values, candidates).items()}
         print(
             f"learned segmenter + {name}: pooled Pearson {e.pooled_pearson:.3f} "
-            f"{ci['pooled_pearson']}, per-paragraph Spearman "
-            f"{e.mean_paragraph_spearman:.3f} {ci['mean_paragraph_spearman']}; mean F1 {mean}"
+            f"{bounds['pooled_pearson']}, per-paragraph Spearman "
+            f"{e.mean_paragraph_spearman:.3f} {bounds['mean_paragraph_spearman']}; "
+            f"mean F1 {mean}"
         )
 
 
 if __name__ == "__main__":
     command = sys.argv[1:2]
-    if command == ["draw"] and len(sys.argv) == 3 and sys.argv[2].isdigit():
+    if command == ["draw"] and len(sys.argv) == 3 and sys.argv[2].isdigit() and int(sys.argv[2]):
         draw(int(sys.argv[2]))
     elif command == ["double"] and len(sys.argv) == 2:
         double()

@@ -69,11 +69,11 @@ CUT_LOGISTIC_C = 0.01
 #: 5-fold train CV boundary F1, comments / feedback texts (before the terse comments were
 #: labelled): weight 1 0.692 / 0.908, 3 0.701 / 0.905, 5 0.701 / 0.904.
 INSTRUCTOR_WEIGHT = 3.0
-#: Folds (grouped by paragraph) whose held-out features train the scorer's trees. Three
-#: folds gave validation Pearson / Spearman 0.802 / 0.780 against 0.795 / 0.775 for two, but
-#: a third more fine-tuning: 17 minutes of retraining on a slow two-core machine, over budget.
-#: With each batch drawn from one paragraph's pairs (`paragraph_batches`), three folds gave
-#: 0.808 / 0.774 against 0.816 / 0.785 for two (11,411 pairs).
+#: Folds (grouped by paragraph) whose held-out features train the scorer's trees. With
+#: random fine-tuning batches, three folds gave validation Pearson / Spearman 0.802 / 0.780
+#: against 0.795 / 0.775 for two, but 17 minutes of retraining, over budget; with batches
+#: keeping each paragraph's pairs together (`paragraph_batches`, 11,411 pairs), three folds
+#: gave 0.808 / 0.774 against 0.816 / 0.785 for two.
 SCORER_FOLDS = 2
 #: The labelled paragraphs (their texts train the grounding model), under the labels folder.
 PARAGRAPHS = Path("material") / "paragraphs.jsonl"
@@ -131,7 +131,7 @@ def read_paragraphs(path: Path) -> dict[str, str]:
     return bodies
 
 
-def _folds(groups: Sequence[str], k: int) -> np.ndarray:
+def _folds(groups: Sequence[str] | np.ndarray, k: int) -> np.ndarray:
     """Fold index (0..k-1) of each row, keeping every group in one fold (deterministic)."""
     order = sorted(set(groups))
     fold_of = {g: i % k for i, g in enumerate(order)}
@@ -216,7 +216,7 @@ def _fit_scorer(
             f"training pairs must come from at least {SCORER_FOLDS} paragraphs",
         )
     states = TunedEncoder().bottom_states(texts)
-    fold = _folds(list(items), SCORER_FOLDS)
+    fold = _folds(items, SCORER_FOLDS)
     parts = []
     for f in range(SCORER_FOLDS):
         inside, held = np.flatnonzero(fold != f), np.flatnonzero(fold == f)

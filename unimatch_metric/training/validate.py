@@ -335,3 +335,29 @@ def read_end_to_end(folder: Path) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+#: The kind of candidate that `judgements` marks trivial: feedback on another paragraph.
+TRIVIAL_KIND = "off_paragraph"
+
+
+def judgements(
+    candidates: Sequence[dict[str, Any]],
+) -> tuple[list[float], list[float], list[str], list[bool]]:
+    """The judges' scores, ranks, paragraphs and trivial flags of `read_end_to_end`'s
+    ``candidates``, as `end_to_end_agreement` and `end_to_end_interval` take them after the
+    metric's values."""
+    return (
+        [c["score"] for c in candidates],
+        [c["rank"] for c in candidates],
+        [c["e2e_id"] for c in candidates],
+        [c["kind"] == TRIVIAL_KIND for c in candidates],
+    )
+
+
+def mean_by_kind(values: Sequence[float], candidates: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """The mean of a metric's ``values`` over each kind of candidate, kinds sorted."""
+    kinds: dict[str, list[float]] = {}
+    for value, c in zip(values, candidates, strict=True):
+        kinds.setdefault(c["kind"], []).append(value)
+    return {k: float(np.mean(kinds[k])) for k in sorted(kinds)}
