@@ -21,9 +21,12 @@ import json
 import random
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from sefora_common import jsonl
+from sefora_common.io import write_text
 from unimatch_metric.match import match
 from unimatch_metric.pipeline import unimatch
 from unimatch_metric.scorers.learned import LearnedScorer
@@ -40,14 +43,23 @@ E2E = Path(__file__).resolve().parent
 DOUBLE_PAIRS = 65
 
 
-def read(path: Path) -> list[dict]:
-    """The rows of a JSONL file."""
-    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+def scored(where: str, row: dict[str, Any]) -> list[tuple[str, str]]:
+    """An annotator's line needs a ``pair_id`` and a ``score`` from 0 to 4."""
+    if not isinstance(row.get("pair_id"), str):
+        return [(f"{where}: pair_id", "expected a string")]
+    if row.get("score") not in (0, 1, 2, 3, 4):
+        return [(f"{where}: score", "expected an integer from 0 to 4")]
+    return []
+
+
+def read(path: Path, check: jsonl.RowCheck | None = None) -> list[dict]:
+    """The rows of a JSONL file (bad lines stop with the file, line and field named)."""
+    return [row for _, row in jsonl.read_jsonl(path, check=check)]
 
 
 def write(path: Path, rows: list[dict]) -> None:
-    """Write ``rows`` as JSONL."""
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    """Write ``rows`` as JSONL, whole or not at all."""
+    write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
 
 
 def units(paragraphs: bool) -> tuple[list[dict], list[dict]]:
@@ -89,12 +101,13 @@ def draw(n_chunks: int) -> None:
         )
     random.Random(17).shuffle(items)
     total = sum(len(i["pairs"]) for i in items)
-    chunk, n, size = [], 1, total / n_chunks
+    chunk, n, filled, size = [], 1, 0, total / n_chunks
     for item in items:
         chunk.append(item)
-        if sum(len(i["pairs"]) for i in chunk) >= size and n < n_chunks:
+        filled += len(item["pairs"])
+        if filled >= size and n < n_chunks:
             write(E2E / f"ceiling_chunk{n}.jsonl", chunk)
-            chunk, n = [], n + 1
+            chunk, n, filled = [], n + 1, 0
     write(E2E / f"ceiling_chunk{n}.jsonl", chunk)
     print(f"{len(items)} candidates, {total} pairs in {n} chunks")
 
@@ -117,7 +130,7 @@ def annotator_scores(pattern: str) -> dict[str, float]:
     """Scores by pair_id from the raw files matching ``pattern``; a pair scored twice stops."""
     scores: dict[str, float] = {}
     for path in sorted(E2E.glob(pattern)):
-        for r in read(path):
+        for r in read(path, scored):
             if r["pair_id"] in scores:
                 sys.exit(f"{path.name}: {r['pair_id']} is scored in another file too")
             scores[r["pair_id"]] = float(r["score"])
