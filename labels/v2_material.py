@@ -2,7 +2,7 @@
 
 Selection only: this script chooses WHICH pairs, texts and paragraphs annotators and
 writers see, and splits them into chunks. It assigns no score and places no boundary.
-Run from anywhere: python labels/v2_material.py [reseg-model]
+Run from anywhere: python labels/v2_material.py [reseg-model | rescore-rest]
 """
 
 from __future__ import annotations
@@ -81,6 +81,16 @@ def balance(groups: dict[str, int], bins: int) -> list[list[str]]:
     return [sorted(b) for b in out]
 
 
+def item_line(item: dict, pairs: list[dict]) -> dict:
+    """One line of pair material: the paragraph, its instructor comments, the pairs to score."""
+    return {
+        "item_id": item["item_id"],
+        "body": item["body"],
+        "instructor_comments": item["instructor_comments"],
+        "pairs": [{"pair_id": p["pair_id"], "a": p["a"], "b": p["b"]} for p in pairs],
+    }
+
+
 def rescore(items: dict) -> None:
     pairs = [p for p in read_jsonl(HERE / "pairs.jsonl") if selected(p)]
     by_item: dict[str, list[dict]] = defaultdict(list)
@@ -88,15 +98,7 @@ def rescore(items: dict) -> None:
         by_item[p["item_id"]].append(p)
 
     def line(item_id: str) -> dict:
-        item = items[item_id]
-        return {
-            "item_id": item_id,
-            "body": item["body"],
-            "instructor_comments": item["instructor_comments"],
-            "pairs": [
-                {"pair_id": p["pair_id"], "a": p["a"], "b": p["b"]} for p in by_item[item_id]
-            ],
-        }
+        return item_line(items[item_id], by_item[item_id])
 
     # Train items in chunks 1-2, validation items in chunks 3-4: the annotators whose
     # scores validate the models score no training pair.
@@ -205,13 +207,50 @@ def reseg_model(items: dict) -> None:
     print(f"reseg_model_double: {len(double)} texts")
 
 
+def rescore_rest(items: dict, chunks: int = 8) -> None:
+    """Every pair still under a v1 score (train pairs the first re-scoring did not select:
+    v1 score 0 or 4), whole items in ``chunks`` chunks of similar size
+    (``rescore_rest_chunk1``-``8``), and a second-opinion subset of about 250 pairs: items
+    with 10-25 such pairs, taken from the chunks in turn in a fixed hash order
+    (``rescore_rest_double``)."""
+    by_item: dict[str, list[dict]] = defaultdict(list)
+    for p in read_jsonl(HERE / "pairs.jsonl"):
+        if p["guideline"] == "v1":
+            by_item[p["item_id"]].append(p)
+    parts = balance({i: len(ps) for i, ps in by_item.items()}, chunks)
+    for n, chunk in enumerate(parts, 1):
+        write_jsonl(
+            OUT / f"rescore_rest_chunk{n}.jsonl", [item_line(items[i], by_item[i]) for i in chunk]
+        )
+        size = sum(len(by_item[i]) for i in chunk)
+        print(f"rescore_rest_chunk{n}: {len(chunk)} items, {size} pairs")
+    pools = [sorted((i for i in c if 10 <= len(by_item[i]) <= 25), key=stable) for c in parts]
+    double: list[str] = []
+    total, n = 0, 0
+    while total < 250 and any(pools):
+        pool = pools[n % chunks]
+        if pool:
+            double.append(pool.pop(0))
+            total += len(by_item[double[-1]])
+        n += 1
+    write_jsonl(
+        OUT / "rescore_rest_double.jsonl",
+        [item_line(items[i], by_item[i]) for i in sorted(double)],
+    )
+    print(f"rescore_rest_double: {len(double)} items, {total} pairs")
+
+
 def main() -> None:
-    """Build the v2 round's first material (no argument) or the model-style texts'
-    re-segmentation material (``reseg-model``, drawn after the first round was assembled)."""
+    """Build the v2 round's first material (no argument), the model-style texts'
+    re-segmentation material (``reseg-model``, drawn after the first round was assembled) or
+    the re-scoring of the pairs still under v1 (``rescore-rest``, after all the rounds)."""
     OUT.mkdir(parents=True, exist_ok=True)
     items = {r["item_id"]: r for r in read_jsonl(HERE / "material" / "paragraphs.jsonl")}
     if sys.argv[1:] == ["reseg-model"]:
         reseg_model(items)
+        return
+    if sys.argv[1:] == ["rescore-rest"]:
+        rescore_rest(items)
         return
     rescore(items)
     reseg(items)
