@@ -31,10 +31,13 @@ MATERIAL = HERE / "material" / "v2" / "probe_comments.jsonl"
 ANNOTATORS = {name: HERE / "raw" / "v2" / f"probe_comments_{name}.jsonl" for name in ("T32", "T33")}
 CONTROL = HERE / "raw" / "v2" / "probe_valcomments_T34.jsonl"
 COUNT = 200
+#: A sentence end for grouping the report (a rough cut: "e.g. " counts too; it groups, it
+#: never segments).
 SENTENCE_END = re.compile(r"[.!?]+(?=\s+\S)")
 
 
 def draw(corpus: Path) -> None:
+    """Write the probe's material: a seeded, surface-blind sample of held-out comments."""
     from sefora_dataset.build import config_rows
     from sefora_dataset.read import read_corpus
 
@@ -57,55 +60,71 @@ def draw(corpus: Path) -> None:
         random.Random(r["paragraph_id"]).shuffle(comments)
         for c in [c for c in comments if c not in seen][:2]:
             seen.add(c)
-            texts.append({"text_id": f"h{len(texts):03d}", "body": r["body"], "text": c})
+            texts.append(
+                {
+                    "text_id": f"h{len(texts):03d}",
+                    "paragraph_id": r["paragraph_id"],
+                    "body": r["body"],
+                    "text": c,
+                }
+            )
         if len(texts) >= COUNT:
             break
     write_jsonl(MATERIAL, texts[:COUNT])
     print(f"{min(len(texts), COUNT)} comments")
 
 
-def check() -> None:
-    from unimatch_metric.segmenters import segment
+def agreement_line(label: str, reference: list[list[str]], found: list[list[str]]) -> str:
+    """One line of segmentation agreement of ``found`` against ``reference``."""
     from unimatch_metric.training.validate import segmentation_agreement
 
-    rows = read_jsonl(MATERIAL)
+    s = segmentation_agreement(reference, found)
+    return (
+        f"{label}: {s.n_texts} texts, WindowDiff {s.window_diff:.3f}, "
+        f"boundary P {s.precision:.2f} / R {s.recall:.2f} / F1 {s.f1:.3f}"
+    )
+
+
+def check() -> None:
+    """Each segmenter, and each annotator, against each annotator's segmentation, on the
+    comments both annotators delivered."""
+    from unimatch_metric.segmenters import segment
+
+    gold = {
+        name: {r["text_id"]: r["units"] for r in read_jsonl(path)}
+        for name, path in ANNOTATORS.items()
+        if path.exists()
+    }
+    rows = [r for r in read_jsonl(MATERIAL) if all(r["text_id"] in g for g in gold.values())]
     texts = [r["text"] for r in rows]
     groups = {
         "all": list(range(len(rows))),
         "one sentence": [k for k, t in enumerate(texts) if not SENTENCE_END.search(t)],
         "two or more sentences": [k for k, t in enumerate(texts) if SENTENCE_END.search(t)],
     }
-    gold = {
-        name: {r["text_id"]: r["units"] for r in read_jsonl(path)}
-        for name, path in ANNOTATORS.items()
-        if path.exists()
-    }
     found = {
-        name: segment(texts, segmenter=name, side="instructor", use_cache=False)
+        name: [list(u) for u in segment(texts, segmenter=name, side="instructor", use_cache=False)]
         for name in ("learned", "rules")
     }
-    if len(gold) == 2:
-        found["T33"] = [gold["T33"][r["text_id"]] for r in rows]
+    found.update({name: [units[r["text_id"]] for r in rows] for name, units in gold.items()})
     for reference, units in gold.items():
-        print(f"against {reference}: {len(units)} comments, {sum(map(len, units.values()))} units")
+        total = sum(len(units[r["text_id"]]) for r in rows)
+        print(f"against {reference}: {len(rows)} comments, {total} units")
         for name, segmented in found.items():
-            if name == reference:
-                continue
-            for group, members in groups.items():
-                s = segmentation_agreement(
-                    [units[rows[k]["text_id"]] for k in members],
-                    [list(segmented[k]) for k in members],
-                )
-                print(
-                    f"  {name}, {group}: {s.n_texts} texts, WindowDiff {s.window_diff:.3f}, "
-                    f"boundary P {s.precision:.2f} / R {s.recall:.2f} / F1 {s.f1:.3f}"
-                )
+            if name != reference:
+                for group, members in groups.items():
+                    print(
+                        agreement_line(
+                            f"  {name}, {group}",
+                            [units[rows[k]["text_id"]] for k in members],
+                            [segmented[k] for k in members],
+                        )
+                    )
 
 
 def check_control() -> None:
     """The validation part's instructor comments: learned segmenter and T2's labels vs T34."""
     from unimatch_metric.segmenters import segment
-    from unimatch_metric.training.validate import segmentation_agreement
 
     other = {r["text_id"]: r["units"] for r in read_jsonl(CONTROL)}
     rows = [
@@ -113,17 +132,15 @@ def check_control() -> None:
         for r in read_jsonl(HERE / "segments.jsonl")
         if r["part"] == "validation" and r["source"] == "instructor" and r["text_id"] in other
     ]
-    learned = segment([r["text"] for r in rows], side="instructor", use_cache=False)
+    learned = segment(
+        [r["text"] for r in rows], segmenter="learned", side="instructor", use_cache=False
+    )
     reference = [other[r["text_id"]] for r in rows]
     for name, units in (
         ("learned", [list(u) for u in learned]),
         ("T2", [r["units"] for r in rows]),
     ):
-        s = segmentation_agreement(reference, units)
-        print(
-            f"validation comments against T34, {name}: {s.n_texts} texts, WindowDiff "
-            f"{s.window_diff:.3f}, boundary P {s.precision:.2f} / R {s.recall:.2f} / F1 {s.f1:.3f}"
-        )
+        print(agreement_line(f"validation comments against T34, {name}", reference, units))
 
 
 def main() -> None:

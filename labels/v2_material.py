@@ -97,9 +97,6 @@ def rescore(items: dict) -> None:
     for p in pairs:
         by_item[p["item_id"]].append(p)
 
-    def line(item_id: str) -> dict:
-        return item_line(items[item_id], by_item[item_id])
-
     # Train items in chunks 1-2, validation items in chunks 3-4: the annotators whose
     # scores validate the models score no training pair.
     chunks = []
@@ -107,7 +104,9 @@ def rescore(items: dict) -> None:
         sizes = {i: len(ps) for i, ps in by_item.items() if items[i]["part"] == part}
         chunks += balance(sizes, 2)
     for n, chunk in enumerate(chunks, 1):
-        write_jsonl(OUT / f"rescore_chunk{n}.jsonl", [line(i) for i in chunk])
+        write_jsonl(
+            OUT / f"rescore_chunk{n}.jsonl", [item_line(items[i], by_item[i]) for i in chunk]
+        )
         print(f"rescore_chunk{n}: {len(chunk)} items, {sum(len(by_item[i]) for i in chunk)} pairs")
 
     # Double subset: about 4 items per chunk with 10-25 selected pairs, ~250 pairs in all.
@@ -120,7 +119,9 @@ def rescore(items: dict) -> None:
             double.append(item_id)
             total += len(by_item[item_id])
         n += 1
-    write_jsonl(OUT / "rescore_double.jsonl", [line(i) for i in sorted(double)])
+    write_jsonl(
+        OUT / "rescore_double.jsonl", [item_line(items[i], by_item[i]) for i in sorted(double)]
+    )
     print(f"rescore_double: {len(double)} items, {total} pairs")
 
 
@@ -217,6 +218,8 @@ def rescore_rest(items: dict, chunks: int = 8) -> None:
     for p in read_jsonl(HERE / "pairs.jsonl"):
         if p["guideline"] == "v1":
             by_item[p["item_id"]].append(p)
+    if not by_item:
+        sys.exit("no pair of pairs.jsonl is under v1 any more: the material stays as delivered")
     parts = balance({i: len(ps) for i, ps in by_item.items()}, chunks)
     for n, chunk in enumerate(parts, 1):
         write_jsonl(
