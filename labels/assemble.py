@@ -352,6 +352,17 @@ def agreement(seg: list[dict], pr: list[dict]) -> list[str]:
     return out
 
 
+def agreement_line(label: str, reference: list[list[str]], found: list[list[str]]) -> str:
+    """One line of segmentation agreement of ``found`` against ``reference``."""
+    from unimatch_metric.training.validate import segmentation_agreement
+
+    s = segmentation_agreement(reference, found)
+    return (
+        f"{label}: {s.n_texts} texts, WindowDiff {s.window_diff:.3f}, "
+        f"boundary P {s.precision:.2f} / R {s.recall:.2f} / F1 {s.f1:.3f}"
+    )
+
+
 def unknown(labels: dict[str, dict[str, object]], rows: list[dict], key: str) -> list[str]:
     """The ids labelled in raw/v2 that no assembled row has (a typo in an annotator's file)."""
     return sorted(set(labels) - {r[key] for r in rows})

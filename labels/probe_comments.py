@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import argparse
 import random
-import re
 from pathlib import Path
 
-from assemble import read_jsonl, write_jsonl  # this folder: run as a script
+from assemble import agreement_line, read_jsonl, write_jsonl  # this folder: run as a script
+from draw_comments import SENTENCE_END
 
 HERE = Path(__file__).parent
 MATERIAL = HERE / "material" / "v2" / "probe_comments.jsonl"
@@ -31,9 +31,6 @@ MATERIAL = HERE / "material" / "v2" / "probe_comments.jsonl"
 ANNOTATORS = {name: HERE / "raw" / "v2" / f"probe_comments_{name}.jsonl" for name in ("T32", "T33")}
 CONTROL = HERE / "raw" / "v2" / "probe_valcomments_T34.jsonl"
 COUNT = 200
-#: A sentence end for grouping the report (a rough cut: "e.g. " counts too; it groups, it
-#: never segments).
-SENTENCE_END = re.compile(r"[.!?]+(?=\s+\S)")
 
 
 def draw(corpus: Path) -> None:
@@ -72,17 +69,6 @@ def draw(corpus: Path) -> None:
             break
     write_jsonl(MATERIAL, texts[:COUNT])
     print(f"{min(len(texts), COUNT)} comments")
-
-
-def agreement_line(label: str, reference: list[list[str]], found: list[list[str]]) -> str:
-    """One line of segmentation agreement of ``found`` against ``reference``."""
-    from unimatch_metric.training.validate import segmentation_agreement
-
-    s = segmentation_agreement(reference, found)
-    return (
-        f"{label}: {s.n_texts} texts, WindowDiff {s.window_diff:.3f}, "
-        f"boundary P {s.precision:.2f} / R {s.recall:.2f} / F1 {s.f1:.3f}"
-    )
 
 
 def check() -> None:

@@ -91,6 +91,36 @@ def item_line(item: dict, pairs: list[dict]) -> dict:
     }
 
 
+def write_pair_chunks(
+    name: str, chunks: list[list[str]], items: dict, by_item: dict[str, list[dict]]
+) -> None:
+    """Write ``<name><n>.jsonl`` for each chunk of item ids (`item_line` per item)."""
+    for n, chunk in enumerate(chunks, 1):
+        write_jsonl(OUT / f"{name}{n}.jsonl", [item_line(items[i], by_item[i]) for i in chunk])
+        print(f"{name}{n}: {len(chunk)} items, {sum(len(by_item[i]) for i in chunk)} pairs")
+
+
+def double_items(chunks: list[list[str]], by_item: dict[str, list[dict]]) -> list[str]:
+    """A second-opinion subset of about 250 pairs: items with 10-25 pairs, taken from the
+    chunks in turn, each chunk's in a fixed hash order."""
+    pools = [sorted((i for i in c if 10 <= len(by_item[i]) <= 25), key=stable) for c in chunks]
+    double: list[str] = []
+    total, n = 0, 0
+    while total < 250 and any(pools):
+        pool = pools[n % len(chunks)]
+        if pool:
+            double.append(pool.pop(0))
+            total += len(by_item[double[-1]])
+        n += 1
+    return sorted(double)
+
+
+def write_double(name: str, double: list[str], items: dict, by_item: dict[str, list[dict]]) -> None:
+    """Write the second-opinion subset ``<name>.jsonl``."""
+    write_jsonl(OUT / f"{name}.jsonl", [item_line(items[i], by_item[i]) for i in double])
+    print(f"{name}: {len(double)} items, {sum(len(by_item[i]) for i in double)} pairs")
+
+
 def rescore(items: dict) -> None:
     pairs = [p for p in read_jsonl(HERE / "pairs.jsonl") if selected(p)]
     by_item: dict[str, list[dict]] = defaultdict(list)
@@ -103,26 +133,8 @@ def rescore(items: dict) -> None:
     for part in ("train", "validation"):
         sizes = {i: len(ps) for i, ps in by_item.items() if items[i]["part"] == part}
         chunks += balance(sizes, 2)
-    for n, chunk in enumerate(chunks, 1):
-        write_jsonl(
-            OUT / f"rescore_chunk{n}.jsonl", [item_line(items[i], by_item[i]) for i in chunk]
-        )
-        print(f"rescore_chunk{n}: {len(chunk)} items, {sum(len(by_item[i]) for i in chunk)} pairs")
-
-    # Double subset: about 4 items per chunk with 10-25 selected pairs, ~250 pairs in all.
-    double, total, n = [], 0, 0
-    pools = [sorted((i for i in c if 10 <= len(by_item[i]) <= 25), key=stable) for c in chunks]
-    while total < 250:
-        pool = pools[n % 4]
-        if pool:
-            item_id = pool.pop(0)
-            double.append(item_id)
-            total += len(by_item[item_id])
-        n += 1
-    write_jsonl(
-        OUT / "rescore_double.jsonl", [item_line(items[i], by_item[i]) for i in sorted(double)]
-    )
-    print(f"rescore_double: {len(double)} items, {total} pairs")
+    write_pair_chunks("rescore_chunk", chunks, items, by_item)
+    write_double("rescore_double", double_items(chunks, by_item), items, by_item)
 
 
 def reseg(items: dict) -> None:
@@ -221,26 +233,8 @@ def rescore_rest(items: dict, chunks: int = 8) -> None:
     if not by_item:
         sys.exit("no pair of pairs.jsonl is under v1 any more: the material stays as delivered")
     parts = balance({i: len(ps) for i, ps in by_item.items()}, chunks)
-    for n, chunk in enumerate(parts, 1):
-        write_jsonl(
-            OUT / f"rescore_rest_chunk{n}.jsonl", [item_line(items[i], by_item[i]) for i in chunk]
-        )
-        size = sum(len(by_item[i]) for i in chunk)
-        print(f"rescore_rest_chunk{n}: {len(chunk)} items, {size} pairs")
-    pools = [sorted((i for i in c if 10 <= len(by_item[i]) <= 25), key=stable) for c in parts]
-    double: list[str] = []
-    total, n = 0, 0
-    while total < 250 and any(pools):
-        pool = pools[n % chunks]
-        if pool:
-            double.append(pool.pop(0))
-            total += len(by_item[double[-1]])
-        n += 1
-    write_jsonl(
-        OUT / "rescore_rest_double.jsonl",
-        [item_line(items[i], by_item[i]) for i in sorted(double)],
-    )
-    print(f"rescore_rest_double: {len(double)} items, {total} pairs")
+    write_pair_chunks("rescore_rest_chunk", parts, items, by_item)
+    write_double("rescore_rest_double", double_items(parts, by_item), items, by_item)
 
 
 def main() -> None:

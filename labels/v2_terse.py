@@ -26,7 +26,8 @@ import hashlib
 import sys
 from typing import NamedTuple
 
-from v2_new_material import HERE, RAW, V2, read, write  # this folder: run as a script
+from assemble import agreement_line  # this folder: run as a script
+from v2_new_material import HERE, RAW, V2, read, write
 
 
 class Round(NamedTuple):
@@ -83,7 +84,6 @@ def draw(round_: str) -> None:
 def check(round_: str) -> None:
     """The shipped learned segmenter against the round's primary segmenter (per writer)."""
     from unimatch_metric.segmenters.learned import LearnedSegmenter
-    from unimatch_metric.training.validate import segmentation_agreement
 
     this = ROUNDS[round_]
     gold = {r["text_id"]: r["units"] for r in read(RAW / f"{this.primary}.jsonl")}
@@ -91,13 +91,8 @@ def check(round_: str) -> None:
     found = LearnedSegmenter().segment([r["text"] for r in rows], side="instructor")
     for writer in (None, *this.writers):
         mine = [k for k, r in enumerate(rows) if writer in (None, r["writer"])]
-        s = segmentation_agreement(
-            [gold[rows[k]["text_id"]] for k in mine], [list(found[k]) for k in mine]
-        )
-        print(
-            f"{writer or 'all'}: {s.n_texts} texts, WindowDiff {s.window_diff:.3f}, "
-            f"boundary P {s.precision:.2f} / R {s.recall:.2f} / F1 {s.f1:.3f}"
-        )
+        reference = [gold[rows[k]["text_id"]] for k in mine]
+        print(agreement_line(writer or "all", reference, [list(found[k]) for k in mine]))
 
 
 def seg_material(round_: str) -> None:
