@@ -1,7 +1,9 @@
 """Draw instructor comments to segment, weighted to where the learned segmenter is weakest.
 
 Short comments of two or more sentences (at most 60 words) and one-sentence comments with a
-clause a second point could start at (a comma, "and", "but"), 3:1, from paragraphs of
+clause a second point could start at (a comma, "and", "but"), 3:1 (or, with ``--random``,
+any comment: a fair sample of what instructors write, as the held-out probe is), from
+paragraphs of
 SEFORA's train split not yet in material/paragraphs.jsonl, of students whose ``part`` is
 train (or who have none yet: they become train), at most two comments per paragraph. The
 selection reads the text's surface only; every boundary is placed by an annotator.
@@ -9,7 +11,7 @@ Appends the paragraphs to material/paragraphs.jsonl and writes the next free
 material/v2/seg_comments_chunk<N>.jsonl files and a second-opinion subset,
 seg_comments_double<R>.jsonl (R = 2, 3, ... per draw; the first draw's has no number).
 Run: python labels/draw_comments.py --corpus ../shared/data/SEFORA --count 520 --chunks 4
-(round 1, seed 4; round 2: --count 800 --seed 5)
+(round 1, seed 4; round 2: --count 800 --seed 5; round 3: --count 600 --seed 7 --random)
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=520)
     parser.add_argument("--chunks", type=int, default=4)
     parser.add_argument("--seed", type=int, default=4)
+    parser.add_argument("--random", action="store_true", help="no filter on the surface")
     args = parser.parse_args()
 
     items = read_jsonl(MATERIAL / "paragraphs.jsonl")
@@ -67,13 +70,19 @@ def main() -> None:
     ]
     pool.sort(key=lambda r: r["paragraph_id"])
     random.Random(args.seed).shuffle(pool)
-    wanted = {"multi": args.count * 3 // 4, "clause": args.count - args.count * 3 // 4}
+    if args.random:
+        wanted = {"any": args.count}
+    else:
+        wanted = {"multi": args.count * 3 // 4, "clause": args.count - args.count * 3 // 4}
     taken: Counter[str] = Counter()
     new, texts = [], []
     for r in pool:
         chosen = []
-        for c in dict.fromkeys(c.strip() for c in r["instructor_comments"] if c.strip()):
-            k = kind(c)
+        comments = list(dict.fromkeys(c.strip() for c in r["instructor_comments"] if c.strip()))
+        if args.random:
+            random.Random(r["paragraph_id"]).shuffle(comments)
+        for c in comments:
+            k = "any" if args.random else kind(c)
             if k and taken[k] < wanted[k] and len(chosen) < 2:
                 taken[k] += 1
                 chosen.append(c)
