@@ -11,6 +11,8 @@ per chunk, for a second annotator -> ``ceiling_double.jsonl``.
 annotator's in ``raw/ceiling_double_<annotator>.jsonl``), match the first annotators' as
 UniMatch does, with and without the grounding model's verdicts, and report F1 vs the
 judges next to the learned scorer on the same units, and the two annotators' agreement.
+It reads the units written at ``draw`` (the segmenter of that day, digest 6724fceb), so
+it measures the same pairs after the shipped segmenter changes.
 
 Run: python labels/e2e/ceiling.py draw 8 | double | check
 """
@@ -27,6 +29,7 @@ import numpy as np
 
 from sefora_common import jsonl
 from sefora_common.io import write_text
+from unimatch_metric.grounding import Grounding
 from unimatch_metric.match import match
 from unimatch_metric.pipeline import unimatch
 from unimatch_metric.scorers.learned import LearnedScorer
@@ -62,15 +65,13 @@ def write(path: Path, rows: list[dict]) -> None:
     write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
 
 
-def units(paragraphs: bool) -> tuple[list[dict], list[dict]]:
+def units() -> tuple[list[dict], list[dict]]:
     """The candidates and UniMatch's details for each with the learned segmenter; the
-    `exact` scorer, as only the units (and, given the ``paragraphs``, the grounding model's
-    verdicts) are wanted."""
+    `exact` scorer, as only the units are wanted."""
     candidates = read_end_to_end(E2E)
     details = unimatch(
         [c["text"] for c in candidates],
         [c["references"] for c in candidates],
-        [c["paragraph"] for c in candidates] if paragraphs else None,
         segmenter="learned",
         scorer="exact",
         return_details=True,
@@ -81,7 +82,7 @@ def units(paragraphs: bool) -> tuple[list[dict], list[dict]]:
 def draw(n_chunks: int) -> None:
     """Every candidate's unit pairs, whole candidates shuffled, in ``n_chunks`` chunks of
     about equal numbers of pairs."""
-    candidates, details = units(paragraphs=False)
+    candidates, details = units()
     items = []
     for c, d in zip(candidates, details, strict=True):
         refs, preds = d["reference_units"], d["prediction_units"]
@@ -154,8 +155,12 @@ def check() -> None:
     ]
     if missing:
         sys.exit(f"{len(missing)} pairs without an annotator's score, e.g. {missing[0]}")
-    candidates, grounded = units(paragraphs=True)
-    pairs = [p for c in candidates for p in items[c["candidate_id"]]["pairs"]]
+    candidates = read_end_to_end(E2E)
+    drawn = [items[c["candidate_id"]] for c in candidates]
+    off_paragraph = Grounding().off_paragraph(
+        [i["prediction_units"] for i in drawn], [c["paragraph"] for c in candidates]
+    )
+    pairs = [p for i in drawn for p in i["pairs"]]
     learned = dict(
         zip(
             (p["pair_id"] for p in pairs),
@@ -179,13 +184,8 @@ def check() -> None:
                 [learned[k] for k in both],
             )
     f1: dict[str, list[float]] = {}
-    for c, g in zip(candidates, grounded, strict=True):
-        item = items[c["candidate_id"]]
-        for side in ("reference_units", "prediction_units"):
-            if g[side] != item[side]:
-                sys.exit(f"{c['candidate_id']}: the segmenter's {side} changed since `draw`")
+    for item, off in zip(drawn, off_paragraph, strict=True):
         shape = (len(item["reference_units"]), len(item["prediction_units"]))
-        off = list(g["off_paragraph_units"])
         for name, by_pair in (("annotators", scores), ("learned scorer", learned)):
             matrix = np.asarray([by_pair[p["pair_id"]] for p in item["pairs"]]).reshape(shape)
             kept = matrix.copy()
