@@ -126,6 +126,16 @@ def test_candidate_cuts_where_the_text_leaves_no_space() -> None:
     ]  # no cut inside "well-known" or "U.S."
 
 
+def test_candidate_cuts_with_no_punctuation() -> None:
+    text = "Love the title and the inspiration (though it's long), but not the brand-and-band bit"
+    found = [(text[offset:].split()[0], kind, word) for offset, kind, word in candidate_cuts(text)]
+    assert found == [
+        ("and", "bare", "and"),
+        ("(though", "bare", ""),
+        ("but", "comma", "but"),
+    ]  # no cut inside "brand-and-band"; a comma before "but" keeps its own kind
+
+
 def test_segmenter_features_say_which_side_the_text_comes_from() -> None:
     text = "Nice hook. Cite your sources, and check the dates."
     feedback, instructor = segmenter_features(text), segmenter_features(text, "instructor")
@@ -303,14 +313,11 @@ def test_unimatch_segments_references_as_instructor_comments() -> None:
 
     # A real comment the shipped model cuts as an instructor comment but not as feedback.
     comments = [
-        "Was sort of surprised regulars would trash the bar on Google?Who was doing the swabbing?",
+        "I can\u2019t imagine a kid saying this. Is it inside or outside?",
         "Great start! Now add a source.",
     ]
     [as_instructor] = segment([comments[0]], "learned", side="instructor", use_cache=False)
-    assert as_instructor == [
-        "Was sort of surprised regulars would trash the bar on Google?",
-        "Who was doing the swabbing?",
-    ]
+    assert as_instructor == ["I can\u2019t imagine a kid saying this.", "Is it inside or outside?"]
     assert segment([comments[0]], "learned", use_cache=False) == [[comments[0]]]
     out = unimatch([comments[1]], [[comments[0]]], segmenter="learned", return_details=True)
     [details] = out["details"]
