@@ -11,7 +11,8 @@ Appends the paragraphs to material/paragraphs.jsonl and writes the next free
 material/v2/seg_comments_chunk<N>.jsonl files and a second-opinion subset,
 seg_comments_double<R>.jsonl (R = 2, 3, ... per draw; the first draw's has no number).
 Run: python labels/draw_comments.py --corpus ../shared/data/SEFORA --count 520 --chunks 4
-(round 1, seed 4; round 2: --count 800 --seed 5; round 3: --count 600 --seed 7 --random)
+(round 1, seed 4; round 2: --count 800 --seed 5; round 3: --count 600 --seed 7 --random;
+round 4: --count 700 --seed 8 --random, which took the 587 comments left)
 """
 
 from __future__ import annotations

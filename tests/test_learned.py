@@ -313,11 +313,14 @@ def test_unimatch_segments_references_as_instructor_comments() -> None:
 
     # A real comment the shipped model cuts as an instructor comment but not as feedback.
     comments = [
-        "I can\u2019t imagine a kid saying this. Is it inside or outside?",
+        "Please address counterarguments and offer your solutions to the problem.",
         "Great start! Now add a source.",
     ]
     [as_instructor] = segment([comments[0]], "learned", side="instructor", use_cache=False)
-    assert as_instructor == ["I can\u2019t imagine a kid saying this.", "Is it inside or outside?"]
+    assert as_instructor == [
+        "Please address counterarguments",
+        "and offer your solutions to the problem.",
+    ]
     assert segment([comments[0]], "learned", use_cache=False) == [[comments[0]]]
     out = unimatch([comments[1]], [[comments[0]]], segmenter="learned", return_details=True)
     [details] = out["details"]
