@@ -1,18 +1,19 @@
-"""Draw instructor comments to segment, weighted to where the learned segmenter is weakest.
+"""Draw instructor comments to segment: where the learned segmenter is weakest, or at random.
 
-Short comments of two or more sentences (at most 60 words) and one-sentence comments with a
-clause a second point could start at (a comma, "and", "but"), 3:1 (or, with ``--random``,
-any comment: a fair sample of what instructors write, as the held-out probe is), from
-paragraphs of
-SEFORA's train split not yet in material/paragraphs.jsonl, of students whose ``part`` is
-train (or who have none yet: they become train), at most two comments per paragraph. The
-selection reads the text's surface only; every boundary is placed by an annotator.
+From paragraphs of SEFORA's train split not yet in material/paragraphs.jsonl, of students
+whose ``part`` is train (or who have none yet: they become train), at most two comments
+per paragraph, paragraphs in an order seeded by ``--seed``: short comments of two or more
+sentences (at most 60 words) and one-sentence comments with a clause a second point could
+start at (a comma, "and", "but"), 3:1; or, with ``--random``, any comment (a fair sample
+of what instructors write, as the held-out probe is; within a paragraph in an order
+seeded by its id). The selection reads the text's surface only; every boundary is placed
+by an annotator.
 Appends the paragraphs to material/paragraphs.jsonl and writes the next free
 material/v2/seg_comments_chunk<N>.jsonl files and a second-opinion subset,
 seg_comments_double<R>.jsonl (R = 2, 3, ... per draw; the first draw's has no number).
 Run: python labels/draw_comments.py --corpus ../shared/data/SEFORA --count 520 --chunks 4
 (round 1, seed 4; round 2: --count 800 --seed 5; round 3: --count 600 --seed 7 --random;
-round 4: --count 700 --seed 8 --random, which took the 587 comments left)
+round 4: --count 700 --seed 8 --random, which took the 587 the two-per-paragraph cap left)
 """
 
 from __future__ import annotations

@@ -130,10 +130,15 @@ def test_candidate_cuts_with_no_punctuation() -> None:
     text = "Love the title and the inspiration (though it's long), but not the brand-and-band bit"
     found = [(text[offset:].split()[0], kind, word) for offset, kind, word in candidate_cuts(text)]
     assert found == [
-        ("and", "bare", "and"),
-        ("(though", "bare", ""),
+        ("and", "unpunctuated", "and"),
+        ("(though", "unpunctuated", ""),
         ("but", "comma", "but"),
     ]  # no cut inside "brand-and-band"; a comma before "but" keeps its own kind
+    text = "(Aside) Romeo And Juliet (?) reads well and/or fast (really) but not here and"
+    found = [(text[offset:].split()[0], kind, word) for offset, kind, word in candidate_cuts(text)]
+    # Not at the start, before a capital "And", a bracket without a word, "and/or", or a
+    # last piece that is only "and"; before "(really)" and after it, yes.
+    assert found == [("(really)", "unpunctuated", ""), ("but", "unpunctuated", "but")]
 
 
 def test_segmenter_features_say_which_side_the_text_comes_from() -> None:
@@ -311,17 +316,17 @@ def test_instructor_comments_are_cut_at_their_own_threshold(tmp_path: Path) -> N
 def test_unimatch_segments_references_as_instructor_comments() -> None:
     from unimatch_metric import segment, unimatch
 
-    # A real comment the shipped model cuts as an instructor comment but not as feedback.
+    # A comment (written for this test) the shipped model cuts as feedback but keeps whole
+    # as an instructor comment: a problem and its fix, one point.
     comments = [
-        "Please address counterarguments and offer your solutions to the problem.",
+        "The pacing slows down here. Maybe cut the second paragraph?",
         "Great start! Now add a source.",
     ]
     [as_instructor] = segment([comments[0]], "learned", side="instructor", use_cache=False)
-    assert as_instructor == [
-        "Please address counterarguments",
-        "and offer your solutions to the problem.",
+    assert as_instructor == [comments[0]]
+    assert segment([comments[0]], "learned", use_cache=False) == [
+        ["The pacing slows down here.", "Maybe cut the second paragraph?"]
     ]
-    assert segment([comments[0]], "learned", use_cache=False) == [[comments[0]]]
     out = unimatch([comments[1]], [[comments[0]]], segmenter="learned", return_details=True)
     [details] = out["details"]
     assert details["reference_units"] == as_instructor

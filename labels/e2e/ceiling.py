@@ -4,7 +4,8 @@ guideline v2 go on this set?
 ``draw N``: segment every candidate and its paragraph's instructor comments with the
 shipped learned segmenter and write every (instructor unit, candidate unit) pair, whole
 candidates in a shuffled order, to N chunks ``ceiling_chunk<k>.jsonl`` (the rescore
-format: item, paragraph, comments, pairs; nothing says which kind a candidate is).
+format: item, paragraph, comments, pairs; nothing says which kind a candidate is); it
+stops where chunks exist, as the annotators' scores refer to their pair ids.
 ``double``: the first whole candidates of each chunk, at least ``DOUBLE_PAIRS`` pairs
 per chunk, for a second annotator -> ``ceiling_double.jsonl``.
 ``check``: read the annotators' scores (``raw/ceiling_<annotator>.jsonl``; the second
@@ -12,7 +13,8 @@ annotator's in ``raw/ceiling_double_<annotator>.jsonl``), match the first annota
 UniMatch does, with and without the grounding model's verdicts, and report F1 vs the
 judges next to the learned scorer on the same units, and the two annotators' agreement.
 It reads the units written at ``draw`` (the segmenter of that day, digest 6724fceb), so
-it measures the same pairs after the shipped segmenter changes.
+it measures the same pairs after the shipped segmenter changes, and stops where a chunk no
+longer matches its candidate or a score names no drawn pair.
 
 Run: python labels/e2e/ceiling.py draw 8 | double | check
 """
@@ -81,7 +83,10 @@ def units() -> tuple[list[dict], list[dict]]:
 
 def draw(n_chunks: int) -> None:
     """Every candidate's unit pairs, whole candidates shuffled, in ``n_chunks`` chunks of
-    about equal numbers of pairs."""
+    about equal numbers of pairs; never over chunks already drawn (their pair ids are what
+    the annotators' scores refer to)."""
+    if any(E2E.glob("ceiling_chunk*.jsonl")):
+        sys.exit("ceiling_chunk*.jsonl exist: the annotators' scores refer to their pairs")
     candidates, details = units()
     items = []
     for c, d in zip(candidates, details, strict=True):
@@ -93,11 +98,7 @@ def draw(n_chunks: int) -> None:
                 "instructor_comments": c["references"],
                 "reference_units": refs,
                 "prediction_units": preds,
-                "pairs": [
-                    {"pair_id": f"{c['candidate_id']}:A{i + 1}:B{j + 1}", "a": a, "b": b}
-                    for i, a in enumerate(refs)
-                    for j, b in enumerate(preds)
-                ],
+                "pairs": unit_pairs(c["candidate_id"], refs, preds),
             }
         )
     random.Random(17).shuffle(items)
@@ -125,6 +126,26 @@ def double() -> None:
             n += len(item["pairs"])
     write(E2E / "ceiling_double.jsonl", out)
     print(f"{len(out)} candidates, {sum(len(i['pairs']) for i in out)} pairs")
+
+
+def unit_pairs(candidate_id: str, refs: list[str], preds: list[str]) -> list[dict]:
+    """Every (instructor unit, candidate unit) pair, its id naming both positions."""
+    return [
+        {"pair_id": f"{candidate_id}:A{i + 1}:B{j + 1}", "a": a, "b": b}
+        for i, a in enumerate(refs)
+        for j, b in enumerate(preds)
+    ]
+
+
+def drawn_for(item: dict, candidate: dict) -> bool:
+    """Whether a chunk's item was drawn for ``candidate`` as it stands (same comments and
+    paragraph) and each pair holds the units its id names."""
+    return (
+        item["instructor_comments"] == candidate["references"]
+        and item["body"] == candidate["paragraph"]
+        and item["pairs"]
+        == unit_pairs(candidate["candidate_id"], item["reference_units"], item["prediction_units"])
+    )
 
 
 def annotator_scores(pattern: str) -> dict[str, float]:
@@ -155,8 +176,15 @@ def check() -> None:
     ]
     if missing:
         sys.exit(f"{len(missing)} pairs without an annotator's score, e.g. {missing[0]}")
+    known = {p["pair_id"] for i in items.values() for p in i["pairs"]}
+    unknown = sorted(set(scores) - known)
+    if unknown:
+        sys.exit(f"{len(unknown)} scored pairs in no chunk, e.g. {unknown[0]}")
     candidates = read_end_to_end(E2E)
     drawn = [items[c["candidate_id"]] for c in candidates]
+    for c, item in zip(candidates, drawn, strict=True):
+        if not drawn_for(item, c):
+            sys.exit(f"{c['candidate_id']}: its chunk no longer matches the candidate or its units")
     off_paragraph = Grounding().off_paragraph(
         [i["prediction_units"] for i in drawn], [c["paragraph"] for c in candidates]
     )
