@@ -46,6 +46,13 @@ def kind(comment: str) -> str | None:
     return "clause" if words <= 40 and CLAUSE.search(comment) else None
 
 
+def shuffled_comments(row: dict) -> list[str]:
+    """A paragraph's distinct non-empty comments, stripped, in an order seeded by its id."""
+    comments = [c for c in dict.fromkeys(c.strip() for c in row["instructor_comments"]) if c]
+    random.Random(row["paragraph_id"]).shuffle(comments)
+    return comments
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, required=True)
@@ -80,9 +87,10 @@ def main() -> None:
     new, texts = [], []
     for r in pool:
         chosen = []
-        comments = list(dict.fromkeys(c.strip() for c in r["instructor_comments"] if c.strip()))
         if args.random:
-            random.Random(r["paragraph_id"]).shuffle(comments)
+            comments = shuffled_comments(r)
+        else:
+            comments = list(dict.fromkeys(c.strip() for c in r["instructor_comments"] if c.strip()))
         for c in comments:
             k = "any" if args.random else kind(c)
             if k and taken[k] < wanted[k] and len(chosen) < 2:

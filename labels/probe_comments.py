@@ -23,7 +23,7 @@ import random
 from pathlib import Path
 
 from assemble import agreement_line, read_jsonl, write_jsonl  # this folder: run as a script
-from draw_comments import SENTENCE_END
+from draw_comments import SENTENCE_END, shuffled_comments
 
 HERE = Path(__file__).parent
 MATERIAL = HERE / "material" / "v2" / "probe_comments.jsonl"
@@ -53,9 +53,7 @@ def draw(corpus: Path) -> None:
     texts: list[dict] = []
     seen: set[str] = set()
     for r in pool:
-        comments = [c for c in dict.fromkeys(c.strip() for c in r["instructor_comments"]) if c]
-        random.Random(r["paragraph_id"]).shuffle(comments)
-        for c in [c for c in comments if c not in seen][:2]:
+        for c in [c for c in shuffled_comments(r) if c not in seen][:2]:
             seen.add(c)
             texts.append(
                 {

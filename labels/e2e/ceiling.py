@@ -171,13 +171,10 @@ def check() -> None:
     pipeline does); the scorer's and a second annotator's agreement on the pairs."""
     items = {i["item_id"]: i for k in sorted(E2E.glob("ceiling_chunk*.jsonl")) for i in read(k)}
     scores = annotator_scores("raw/ceiling_R*.jsonl")
-    missing = [
-        p["pair_id"] for i in items.values() for p in i["pairs"] if p["pair_id"] not in scores
-    ]
+    known = {p["pair_id"] for i in items.values() for p in i["pairs"]}
+    missing, unknown = sorted(known - set(scores)), sorted(set(scores) - known)
     if missing:
         sys.exit(f"{len(missing)} pairs without an annotator's score, e.g. {missing[0]}")
-    known = {p["pair_id"] for i in items.values() for p in i["pairs"]}
-    unknown = sorted(set(scores) - known)
     if unknown:
         sys.exit(f"{len(unknown)} scored pairs in no chunk, e.g. {unknown[0]}")
     candidates = read_end_to_end(E2E)
