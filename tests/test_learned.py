@@ -17,11 +17,21 @@ from unimatch_metric.segmenters.learned import (
     SEG_DIM,
     LearnedSegmenter,
     candidate_cuts,
+    cut_head,
     cut_states,
+    cut_windows,
+    frozen_states,
     segmenter_features,
     windows,
 )
-from unimatch_metric.training.finetune import FIT_PARAMS, fine_tune, paragraph_batches
+from unimatch_metric.training.finetune import (
+    CUT_FIT_PARAMS,
+    FIT_PARAMS,
+    fine_tune,
+    fine_tune_cuts,
+    length_batches,
+    paragraph_batches,
+)
 from unimatch_metric.training.train import (
     SCORER_FOLDS,
     TEXT_BELOW,
@@ -87,8 +97,9 @@ def test_cut_states_do_not_depend_on_batching_and_cover_long_texts() -> None:
     short = "Strong hook. Who is she? Add a source."
     point = "The second claim needs a source, and the quote should be introduced. "
     long = point * 40  # several encoder windows
-    alone = cut_states([short])[0]
-    together = cut_states([long, short, "No cut here"])
+    layers = LearnedSegmenter().layers
+    alone = cut_states(layers, [short])[0]
+    together = cut_states(layers, [long, short, "No cut here"])
     assert alone.shape == (len(candidate_cuts(short)), (2 * 3 + 3) * 384)
     # The piece after a cut is the piece before the next one: its mean state is shared, and
     # the last block is the product of the two pieces' means.
@@ -238,6 +249,46 @@ def test_fine_tuning_batches_keep_a_paragraphs_pairs_together_in_a_seeded_order(
     assert batches(np.asarray([]), 0) == []
 
 
+def test_length_batches_cover_every_item_once_in_runs_of_similar_length() -> None:
+    torch = pytest.importorskip("torch")
+
+    def batches(lengths: list[int], seed: int) -> list[list[int]]:
+        with torch.random.fork_rng():
+            torch.manual_seed(seed)
+            return [b.tolist() for b in length_batches(lengths, 4)]
+
+    lengths = [(k * 37) % 101 for k in range(300)]
+    got = batches(lengths, 0)
+    assert sorted(sum(got, [])) == list(range(300))
+    assert max(len(b) for b in got) == 4
+    # Within a batch the lengths are close: far closer than across the whole list.
+    spread = np.mean([max(lengths[i] for i in b) - min(lengths[i] for i in b) for b in got])
+    assert spread < 10 < max(lengths) - min(lengths)
+    assert got == batches(lengths, 0) != batches(lengths, 1)
+
+
+def test_fine_tuned_cuts_learn_the_labelled_boundaries() -> None:
+    pytest.importorskip("torch")
+    texts = [
+        "Great hook. Cite your sources.",
+        "Nice imagery. Watch the comma splices.",
+        "Who is she? Is she his sister?",
+        "Add a source. It would make the claim stronger.",
+    ] * 4
+    labels = [np.asarray([1.0]), np.asarray([1.0]), np.asarray([0.0]), np.asarray([0.0])] * 4
+    windows = cut_windows(texts)
+    assert [len(w.cuts) for w in windows] == [1] * len(texts)
+    recipe = {**CUT_FIT_PARAMS, "epochs": 6, "batch_size": 4, "learning_rate": 3e-4}
+    layers, head = fine_tune_cuts(
+        windows, frozen_states(windows), labels, [1.0] * len(texts), False, recipe
+    )
+    p = [float(cut_head(head, x)[0]) for x in cut_states(layers, texts[:4])]
+    assert min(p[:2]) > 0.5 > max(p[2:])
+    with pytest.raises(ValueError, match="lacks head_learning_rate"):
+        recipe = {k: v for k, v in CUT_FIT_PARAMS.items() if k != "head_learning_rate"}
+        fine_tune_cuts(windows, [], labels, [1.0], False, recipe)
+
+
 def test_fine_tuning_names_pairs_without_a_group() -> None:
     with pytest.raises(ValueError, match="groups has 1 entries for 2 pairs"):
         fine_tune(LearnedScorer().encoder, [], [(0, 1), (1, 0)], [1.0, 2.0], ["p1"], False)
@@ -316,17 +367,15 @@ def test_instructor_comments_are_cut_at_their_own_threshold(tmp_path: Path) -> N
 def test_unimatch_segments_references_as_instructor_comments() -> None:
     from unimatch_metric import segment, unimatch
 
-    # A comment (written for this test) the shipped model cuts as feedback but keeps whole
-    # as an instructor comment: a problem and its fix, one point.
+    # A comment (written for this test) the shipped model keeps whole as feedback but cuts
+    # as an instructor comment, whose units are shorter: a praise, then a request.
     comments = [
-        "The pacing slows down here. Maybe cut the second paragraph?",
+        "This quote is strong. Introduce it with a signal phrase.",
         "Great start! Now add a source.",
     ]
     [as_instructor] = segment([comments[0]], "learned", side="instructor", use_cache=False)
-    assert as_instructor == [comments[0]]
-    assert segment([comments[0]], "learned", use_cache=False) == [
-        ["The pacing slows down here.", "Maybe cut the second paragraph?"]
-    ]
+    assert as_instructor == ["This quote is strong.", "Introduce it with a signal phrase."]
+    assert segment([comments[0]], "learned", use_cache=False) == [[comments[0]]]
     out = unimatch([comments[1]], [[comments[0]]], segmenter="learned", return_details=True)
     [details] = out["details"]
     assert details["reference_units"] == as_instructor

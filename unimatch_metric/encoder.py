@@ -98,25 +98,50 @@ def load_embedding_model() -> Any:
             hf_logging.enable_progress_bar()
 
 
+def tuned_layers(start: int, stop: int, weights: dict[str, np.ndarray] | None = None) -> Any:
+    """A trainable copy of MiniLM's layers ``start`` to ``stop`` (0-based, ``stop`` excluded),
+    in eval mode, with ``weights`` (as `layer_weights` gives them) loaded when given."""
+    torch = import_torch()
+    layers = copy.deepcopy(load_embedding_model()[0].auto_model.encoder.layer[start:stop])
+    if weights is not None:
+        state = {k: torch.from_numpy(v.astype(np.float32)) for k, v in weights.items()}
+        layers.load_state_dict(state, strict=True)
+    return layers.eval()
+
+
+def layer_weights(layers: Any) -> dict[str, np.ndarray]:
+    """The parameters of fine-tuned ``layers`` as fp16 arrays (what the package ships)."""
+    return {k: v.detach().numpy().astype(np.float16) for k, v in layers.state_dict().items()}
+
+
+def run_layers(layers: Any, states: Sequence[Any]) -> tuple[list[Any], Any]:
+    """``layers`` over a batch of token states (one (tokens, 384) tensor each), padded to
+    the longest: the padded input and each layer's output, and the mask (1 = token)."""
+    torch = import_torch()
+    width = max(s.shape[0] for s in states)
+    h = torch.zeros(len(states), width, states[0].shape[1])
+    mask = torch.zeros(len(states), width)
+    for k, s in enumerate(states):
+        h[k, : s.shape[0]], mask[k, : s.shape[0]] = s, 1.0
+    attention = additive_mask(mask)
+    outs = [h]
+    for layer in layers:
+        outs.append(layer(outs[-1], attention_mask=attention))
+    return outs, mask
+
+
 class TunedEncoder:
     """Fine-tuned MiniLM embeddings of texts: the frozen bottom layers, then tuned top ones."""
 
     def __init__(self, weights: dict[str, np.ndarray] | None = None) -> None:
-        torch = import_torch()
         self.model = load_embedding_model()  # shared with the baseline: only read, never changed
-        bert = self.model[0].auto_model
-        self.frozen = len(bert.encoder.layer) - TUNED_LAYERS  # layers below the tuned ones
-        self.tuned = copy.deepcopy(bert.encoder.layer[self.frozen :])
-        if weights is not None:
-            state = {k: torch.from_numpy(v.astype(np.float32)) for k, v in weights.items()}
-            self.tuned.load_state_dict(state, strict=True)
-        self.tuned.eval()
+        depth = len(self.model[0].auto_model.encoder.layer)
+        self.frozen = depth - TUNED_LAYERS  # layers below the tuned ones
+        self.tuned = tuned_layers(self.frozen, depth, weights)
 
     def weights(self) -> dict[str, np.ndarray]:
         """The fine-tuned layers' parameters as fp16 arrays (what the package ships)."""
-        return {
-            k: v.detach().numpy().astype(np.float16) for k, v in self.tuned.state_dict().items()
-        }
+        return layer_weights(self.tuned)
 
     def bottom_states(self, texts: Sequence[str]) -> list[Any]:
         """Hidden states after the frozen layers, one (tokens, 384) tensor per text."""
@@ -150,15 +175,8 @@ class TunedEncoder:
         order = sorted(range(len(states)), key=lambda k: states[k].shape[0])
         pooled = []
         for start in range(0, len(order), _RUN):
-            run = [states[k] for k in order[start : start + _RUN]]
-            width = run[-1].shape[0]
-            h = torch.zeros(len(run), width, run[0].shape[1])
-            mask = torch.zeros(len(run), width)
-            for k, s in enumerate(run):
-                h[k, : s.shape[0]], mask[k, : s.shape[0]] = s, 1.0
-            attention = additive_mask(mask)
-            for layer in layers:
-                h = layer(h, attention_mask=attention)
+            outs, mask = run_layers(layers, [states[k] for k in order[start : start + _RUN]])
+            h = outs[-1]
             pooled.append((h * mask[:, :, None]).sum(1) / mask.sum(1, keepdim=True))
         back = torch.as_tensor(np.argsort(order))
         return torch.nn.functional.normalize(torch.cat(pooled)[back], dim=-1)

@@ -1,6 +1,6 @@
 """Retraining the learned offline backends from the project's guideline-labelled data
-(``labels/``): the segmenter's trees and logistic layer, the scorer's fine-tuned MiniLM top
-layers and trees, the grounding trees; saved as ``.npz`` arrays with reference outputs for
+(``labels/``): the segmenter's trees and its fine-tuned MiniLM layers and head, the
+scorer's fine-tuned MiniLM top layers and trees, the grounding trees; saved as ``.npz`` arrays with reference outputs for
 the reproducibility test. ``sefora train-offline`` runs `train_offline`.
 """
 
@@ -18,7 +18,7 @@ import numpy as np
 from sefora_common import jsonl
 from sefora_common.io import write_bytes, write_text
 from sefora_common.progress import progress_bar
-from unimatch_metric.encoder import TunedEncoder
+from unimatch_metric.encoder import TunedEncoder, layer_weights
 from unimatch_metric.errors import UniMatchInputError
 from unimatch_metric.grounding import (
     feedback_vocabulary,
@@ -41,14 +41,18 @@ from unimatch_metric.scorers.learned import (
     tuned_encoder,
 )
 from unimatch_metric.segmenters.learned import (
+    LAYERS_PREFIX,
     candidate_cuts,
     cut_states,
     cut_units,
+    cut_windows,
+    frozen_states,
     mean_probabilities,
     segment_with,
     segmenter_features,
+    segmenter_layers,
 )
-from unimatch_metric.training.finetune import FIT_PARAMS, fine_tune
+from unimatch_metric.training.finetune import FIT_PARAMS, fine_tune, fine_tune_cuts
 from unimatch_metric.training.trees import fit_trees
 from unimatch_metric.training.validate import (
     SegmentationAgreement,
@@ -63,7 +67,11 @@ from unimatch_metric.trees import predict_proba
 #: on the train part of label batches 1-2 (WindowDiff 0.0985 with depth 3 / 200 trees,
 #: 0.0946 with these).
 SEGMENTER_TREES = {"n_estimators": 400, "max_depth": 6}
-CUT_LOGISTIC_C = 0.01
+#: Folds (grouped by paragraph) of the cross-validation that chooses the segmenter's
+#: thresholds: each fold's texts are cut by trees and fine-tuned layers trained without
+#: them. Three, not five, so that retraining stays within its budget: every fold
+#: fine-tunes MiniLM layers.
+SEGMENTER_FOLDS = 3
 #: Weight of an instructor comment's cuts in the segmenter's fit. Comments are short, so at
 #: weight 1 their cuts are a fifth of the rows and the model follows feedback texts' habits.
 #: 5-fold train CV boundary F1, comments / feedback texts (before the terse comments were
@@ -96,24 +104,6 @@ def gold_cut_labels(text: str, units: Sequence[str]) -> np.ndarray:
             starts.add(found)
         at = found + len(unit)
     return np.asarray([1.0 if c[0] in starts else 0.0 for c in candidate_cuts(text)])
-
-
-def fit_logistic(x: np.ndarray, y: np.ndarray, weight: np.ndarray) -> dict[str, np.ndarray]:
-    """A standardised, L2-regularised logistic regression with row weights, as arrays
-    (``cut_lr.*``)."""
-    from sklearn.linear_model import LogisticRegression
-
-    mean, scale = x.mean(axis=0), x.std(axis=0)
-    scale[scale == 0] = 1.0
-    fitted = LogisticRegression(C=CUT_LOGISTIC_C, max_iter=3000).fit(
-        (x - mean) / scale, y, sample_weight=weight
-    )
-    return {
-        "cut_lr.mean": mean,
-        "cut_lr.scale": scale,
-        "cut_lr.coef": fitted.coef_[0],
-        "cut_lr.intercept": np.asarray(fitted.intercept_[0]),
-    }
 
 
 def read_labels(path: Path) -> list[dict]:
@@ -154,7 +144,7 @@ def _write_reference(
     segments: list[dict],
     pairs: list[dict],
     models: tuple[dict, dict, dict],
-    encoder: TunedEncoder,
+    tuned: tuple[Any, TunedEncoder],
     bodies: Mapping[str, str],
     out_dir: Path,
 ) -> None:
@@ -162,6 +152,7 @@ def _write_reference(
     segmentations, pair scores and the grounding of feedback texts' units, each against its
     own paragraph and against the next text's paragraph."""
     seg_model, score_model, ground_model = models
+    seg_layers, encoder = tuned
     texts = [r["text"] for r in segments[:20]]
     probe = [(r["a"], r["b"]) for r in pairs[:40]]
     first: dict[str, dict] = {}  # the first feedback text of each paragraph, for four paragraphs
@@ -177,7 +168,7 @@ def _write_reference(
     vocabulary = frozenset(ground_model["vocabulary"].tolist())
     reference = {
         "texts": texts,
-        "units": segment_with(seg_model, texts),
+        "units": segment_with(seg_model, seg_layers, texts),
         "pairs": probe,
         "scores": predict_score(score_model, pair_features(probe, encoder)).tolist(),
         "grounding": [
@@ -359,24 +350,23 @@ def _fit_grounding(
 
 
 def _fit_segmenter(
-    seg_train: list[dict], cut_thresholds: Sequence[float]
-) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """Fit the trees and the logistic layer; choose a threshold on their mean probability
-    for feedback texts and one for instructor comments by 5-fold cross-validation (grouped
-    by paragraph, lowest `_cut_error` over the training texts of that side; over all of
-    them when the side has none)."""
+    seg_train: list[dict], cut_thresholds: Sequence[float], progress: bool | None
+) -> tuple[dict[str, np.ndarray], Any, dict[str, Any]]:
+    """Fit the trees and fine-tune MiniLM layers and a head on the cuts; choose a threshold
+    on their mean probability for feedback texts and one for instructor comments by
+    `SEGMENTER_FOLDS`-fold cross-validation (grouped by paragraph, lowest `_cut_error` over
+    the training texts of that side; over all of them when the side has none). Returns the
+    model's arrays, its tuned layers and a report."""
     texts = [r["text"] for r in seg_train]
     surface = [segmenter_features(r["text"], side_of(r)) for r in seg_train]
-    states = cut_states(texts)
     ys = [gold_cut_labels(t, r["units"]) for t, r in zip(texts, seg_train, strict=True)]
-    fold = _folds([r["item_id"] for r in seg_train], 5)
+    fold = _folds([r["item_id"] for r in seg_train], SEGMENTER_FOLDS)
     sides = [side_of(r) for r in seg_train]
-    weights = [
-        np.full(len(y), INSTRUCTOR_WEIGHT if s == "instructor" else 1.0)
-        for y, s in zip(ys, sides, strict=True)
-    ]
+    text_weight = [INSTRUCTOR_WEIGHT if s == "instructor" else 1.0 for s in sides]
+    windows = cut_windows(texts)
+    states = frozen_states(windows)
 
-    def fit(which: np.ndarray) -> dict[str, np.ndarray]:
+    def fit_trees_on(which: np.ndarray) -> dict[str, np.ndarray]:
         y = np.concatenate([ys[i] for i in which])
         if len(set(y)) < 2:
             raise UniMatchInputError(
@@ -385,29 +375,39 @@ def _fit_segmenter(
                 "the training texts of every fold need candidate cuts that "
                 "start a unit and cuts that do not (label more multi-unit texts)",
             )
-        w = np.concatenate([weights[i] for i in which])
-        return {
-            **fit_trees(
-                np.concatenate([surface[i] for i in which]), y, True, weight=w, **SEGMENTER_TREES
-            ),
-            **fit_logistic(np.concatenate([states[i] for i in which]), y, w),
-        }
+        w = np.concatenate([np.full(len(ys[i]), text_weight[i]) for i in which])
+        x = np.concatenate([surface[i] for i in which])
+        return fit_trees(x, y, True, weight=w, **SEGMENTER_TREES)
 
-    # The five fold models and the final one, two at a time: scikit-learn's tree building
-    # releases the GIL, so the six fits take about 0.6 of their time one after another.
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        *fold_models, model = pool.map(
-            fit, [np.flatnonzero(fold != f) for f in range(5)] + [np.arange(len(texts))]
+    def fit_cuts(which: np.ndarray) -> tuple[Any, dict[str, np.ndarray]]:
+        inside = set(which.tolist())
+        kept = [k for k, w in enumerate(windows) if w.text in inside]
+        return fine_tune_cuts(
+            [windows[k] for k in kept], [states[k] for k in kept], ys, text_weight, progress
         )
+
+    parts = [np.flatnonzero(fold != f) for f in range(SEGMENTER_FOLDS)] + [np.arange(len(texts))]
+    # The tree fits two at a time: scikit-learn's tree building releases the GIL.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        *fold_trees, trees = pool.map(fit_trees_on, parts)
     cv_hyps: dict[float, list] = {t: [None] * len(texts) for t in cut_thresholds}
-    for f, fold_model in enumerate(fold_models):
+    for f, fold_trees_f in enumerate(fold_trees):
         held = np.flatnonzero(fold == f)
+        layers, head = fit_cuts(parts[f])
         probabilities = mean_probabilities(
-            fold_model, [surface[i] for i in held], [states[i] for i in held]
+            {**fold_trees_f, **head},
+            [surface[i] for i in held],
+            cut_states(layers, [texts[i] for i in held]),
         )
         for i, p in zip(held, probabilities, strict=True):
             for t in cut_thresholds:
                 cv_hyps[t][i] = cut_units(texts[i], p > t)
+    layers, head = fit_cuts(parts[-1])
+    model = {
+        **trees,
+        **head,
+        **{LAYERS_PREFIX + k: v for k, v in layer_weights(layers).items()},
+    }
     report: dict[str, Any] = {"train_texts": len(texts)}
     for side, key in (("feedback", "cut_at"), ("instructor", "cut_at_instructor")):
         own = [i for i, s in enumerate(sides) if s == side]
@@ -422,7 +422,7 @@ def _fit_segmenter(
             "window_diff": cv[cut_at].window_diff,
             "f1": cv[cut_at].f1,
         }
-    return model, {"segmenter": report}
+    return model, layers, {"segmenter": report}
 
 
 def _cut_error(agreement: SegmentationAgreement) -> float:
@@ -470,11 +470,11 @@ def train_offline(
     # First: the quickest, and it checks its inputs before the long fits.
     ground_model, ground_report = _fit_grounding(seg_train, seg_val, bodies, labels_dir)
     steps.update()
-    seg_model, report = _fit_segmenter(seg_train, cut_thresholds)
+    seg_model, seg_layers, report = _fit_segmenter(seg_train, cut_thresholds, progress)
     report["grounding"] = ground_report
     if seg_val:
         report["segmenter"]["validation"] = segmenter_validation(
-            seg_val, lambda texts, side: segment_with(seg_model, texts, side=side)
+            seg_val, lambda texts, side: segment_with(seg_model, seg_layers, texts, side=side)
         )
     steps.update()
 
@@ -497,12 +497,13 @@ def train_offline(
         seg_val or seg_train,
         pair_val or pair_train,
         (seg_model, score_model, ground_model),
-        encoder,
+        (seg_layers, encoder),
         bodies,
         out_dir,
     )
     load_model.cache_clear()
     tuned_encoder.cache_clear()
+    segmenter_layers.cache_clear()
     steps.update()
     steps.close()
     return report
