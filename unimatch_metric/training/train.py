@@ -1,7 +1,8 @@
 """Retraining the learned offline backends from the project's guideline-labelled data
 (``labels/``): the segmenter's trees and its fine-tuned MiniLM layers and head, the
-scorer's fine-tuned MiniLM top layers and trees, the grounding trees; saved as ``.npz`` arrays with reference outputs for
-the reproducibility test. ``sefora train-offline`` runs `train_offline`.
+scorer's fine-tuned MiniLM top layers and trees, the grounding trees; saved as ``.npz``
+arrays with reference outputs for the reproducibility test. ``sefora train-offline`` runs
+`train_offline`.
 """
 
 from __future__ import annotations
