@@ -112,7 +112,7 @@ def test_wheel_and_sdist_carry_what_a_user_needs_and_nothing_else(dist) -> None:
     base = [r for r in requires if "extra ==" not in r]
     assert not [r for r in base if r.startswith(("matplotlib", "torch", "gradio"))]
     assert any(r.startswith("matplotlib") and 'extra == "report"' in r for r in requires)
-    assert dist.wheel.stat().st_size < 20_000_000  # 13.7 MB of it the learned models
+    assert dist.wheel.stat().st_size < 30_000_000  # 20.2 MB of it the learned models
     with tarfile.open(dist.sdist) as sdist:
         members = sdist.getnames()
     root = f"sefora_toolkit-{__version__}"
