@@ -364,6 +364,17 @@ def test_instructor_comments_are_cut_at_their_own_threshold(tmp_path: Path) -> N
     assert both == [shipped.segment([text], s) for s in SIDES]
 
 
+def test_a_segmenter_file_without_its_tuned_layers_is_named(tmp_path: Path) -> None:
+    from unimatch_metric.errors import ModelFileError
+    from unimatch_metric.models import SEGMENTER_FILE, load_model
+
+    shipped = load_model(SEGMENTER_FILE)
+    old = {k: v for k, v in shipped.items() if not k.startswith(("cut_layers.", "cut_head."))}
+    np.savez(tmp_path / "old.npz", **old)
+    with pytest.raises(ModelFileError, match=r"old\.npz has no fine-tuned cut layers"):
+        LearnedSegmenter(path=tmp_path / "old.npz")
+
+
 def test_unimatch_segments_references_as_instructor_comments() -> None:
     from unimatch_metric import segment, unimatch
 

@@ -37,7 +37,7 @@ from unimatch_metric.encoder import (
     run_layers,
     tuned_layers,
 )
-from unimatch_metric.errors import UniMatchError
+from unimatch_metric.errors import ModelFileError, UniMatchError
 from unimatch_metric.features import (
     CATEGORY_CUES,
     QUOTED,
@@ -462,8 +462,15 @@ def model_layers(model: dict[str, np.ndarray]) -> Any:
 
 @functools.lru_cache(maxsize=4)
 def segmenter_layers(path: Path) -> Any:
-    """`model_layers` of the segmenter file at ``path`` (built once)."""
-    return model_layers(load_model(path))
+    """`model_layers` of the segmenter file at ``path`` (built once); a file without them
+    (from before they were fine-tuned) is a `ModelFileError`."""
+    model = load_model(path)
+    if HEAD_PREFIX + "weight" not in model or not any(k.startswith(LAYERS_PREFIX) for k in model):
+        raise ModelFileError(
+            f"learned segmenter file {path} has no fine-tuned cut layers and head "
+            "(an older model?): retrain it with `sefora train-offline`"
+        )
+    return model_layers(model)
 
 
 def segment_with(
