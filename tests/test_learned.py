@@ -22,6 +22,7 @@ from unimatch_metric.segmenters.learned import (
     cut_windows,
     frozen_states,
     segmenter_features,
+    window_features,
     windows,
 )
 from unimatch_metric.training.finetune import (
@@ -268,7 +269,7 @@ def test_length_batches_cover_every_item_once_in_runs_of_similar_length() -> Non
 
 
 def test_fine_tuned_cuts_learn_the_labelled_boundaries() -> None:
-    pytest.importorskip("torch")
+    torch = pytest.importorskip("torch")
     texts = [
         "Great hook. Cite your sources.",
         "Nice imagery. Watch the comma splices.",
@@ -279,14 +280,37 @@ def test_fine_tuned_cuts_learn_the_labelled_boundaries() -> None:
     windows = cut_windows(texts)
     assert [len(w.cuts) for w in windows] == [1] * len(texts)
     recipe = {**CUT_FIT_PARAMS, "epochs": 6, "batch_size": 4, "learning_rate": 3e-4}
+    before = torch.get_rng_state()
     layers, head = fine_tune_cuts(
         windows, frozen_states(windows), labels, [1.0] * len(texts), False, recipe
     )
+    assert torch.equal(torch.get_rng_state(), before)  # its own seeded RNG, the caller's untouched
     p = [float(cut_head(head, x)[0]) for x in cut_states(layers, texts[:4])]
-    assert min(p[:2]) > 0.5 > max(p[2:])
+    assert min(p[:2]) > 0.5 > max(p[2:])  # the head starts at zero: 0.5 everywhere
+    incomplete = {k: v for k, v in CUT_FIT_PARAMS.items() if k != "head_learning_rate"}
     with pytest.raises(ValueError, match="lacks head_learning_rate"):
-        recipe = {k: v for k, v in CUT_FIT_PARAMS.items() if k != "head_learning_rate"}
-        fine_tune_cuts(windows, [], labels, [1.0], False, recipe)
+        fine_tune_cuts(windows, [], labels, [1.0], False, incomplete)
+    with pytest.raises(ValueError, match="one of each per text"):
+        fine_tune_cuts(windows, frozen_states(windows), labels, [1.0], False, recipe)
+
+
+def test_training_features_are_the_inference_cut_states() -> None:
+    pytest.importorskip("torch")
+    point = "The second claim needs a source, and the quote should be introduced. "
+    texts = ["Strong hook. Who is she? Add a source.", "No cut here", point * 40, ""]
+    layers = LearnedSegmenter().layers
+    windows = cut_windows(texts)
+    assert len({w.text_index for w in windows if w.text_index == 2}) == 1
+    assert sum(w.text_index == 2 for w in windows) > 1  # the long text spans several windows
+    rows = window_features(layers, windows, frozen_states(windows)).detach().numpy()
+    where = [(w.text_index, row) for w in windows for row, *_ in w.cuts]
+    assert sorted(where) == [
+        (t, r) for t, x in enumerate(texts) for r in range(len(candidate_cuts(x)))
+    ]
+    states = cut_states(layers, texts)
+    assert [len(s) for s in states] == [len(candidate_cuts(t)) for t in texts]
+    for (t, row), x in zip(where, rows, strict=True):
+        np.testing.assert_allclose(x, states[t][row], atol=1e-4)
 
 
 def test_fine_tuning_names_pairs_without_a_group() -> None:
@@ -371,8 +395,12 @@ def test_a_segmenter_file_without_its_tuned_layers_is_named(tmp_path: Path) -> N
     shipped = load_model(SEGMENTER_FILE)
     old = {k: v for k, v in shipped.items() if not k.startswith(("cut_layers.", "cut_head."))}
     np.savez(tmp_path / "old.npz", **old)
-    with pytest.raises(ModelFileError, match=r"old\.npz has no fine-tuned cut layers"):
+    with pytest.raises(ModelFileError, match=r"old\.npz has no fine-tuned head of 3456"):
         LearnedSegmenter(path=tmp_path / "old.npz")
+    layer = next(k for k in shipped if k.startswith("cut_layers."))
+    np.savez(tmp_path / "part.npz", **{k: v for k, v in shipped.items() if k != layer})
+    with pytest.raises(ModelFileError, match=r"part\.npz has no complete fine-tuned cut"):
+        LearnedSegmenter(path=tmp_path / "part.npz")
 
 
 def test_unimatch_segments_references_as_instructor_comments() -> None:
@@ -414,11 +442,16 @@ def test_retraining_needs_pairs_from_enough_paragraphs(tmp_path: Path) -> None:
     labels.mkdir()
     segments = (LABELS / "segments.jsonl").read_text(encoding="utf-8").splitlines()[:40]
     pairs = [json.loads(line) for line in (LABELS / "pairs.jsonl").open(encoding="utf-8")]
-    few = sorted({r["item_id"] for r in pairs if r["part"] == "train"})[: SCORER_FOLDS - 1]
-    kept = [r for r in pairs if r["item_id"] in few]
+    items = sorted({r["item_id"] for r in pairs if r["part"] == "train"})
     (labels / "segments.jsonl").write_text("\n".join(segments) + "\n", encoding="utf-8")
-    (labels / "pairs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in kept), "utf-8")
-    # The paragraphs (for the grounding model) are read first: a missing file fails at once.
+    few = [json.dumps(r) + "\n" for r in pairs if r["item_id"] in items[: SCORER_FOLDS - 1]]
+    (labels / "pairs.jsonl").write_text("".join(few), "utf-8")
+    # Checked before anything is read or fitted.
+    with pytest.raises(UniMatchError, match=f"at least {SCORER_FOLDS} paragraphs"):
+        train_offline(labels, out, progress=False)
+    enough = [json.dumps(r) + "\n" for r in pairs if r["item_id"] in items[:SCORER_FOLDS]]
+    (labels / "pairs.jsonl").write_text("".join(enough), "utf-8")
+    # The paragraphs (for the grounding model) are read next: a missing file fails at once.
     with pytest.raises(UniMatchError, match="material/paragraphs.jsonl: cannot read"):
         train_offline(labels, out, progress=False)
     _copy_paragraphs(labels)
@@ -426,11 +459,6 @@ def test_retraining_needs_pairs_from_enough_paragraphs(tmp_path: Path) -> None:
     with pytest.raises(
         UniMatchError, match=r"grounding needs training feedback texts \(source .model.\) of two"
     ):
-        train_offline(labels, out, progress=False)
-    rows = [json.loads(line) for line in (LABELS / "segments.jsonl").open(encoding="utf-8")]
-    feedback = [json.dumps(r) for r in rows if r["source"] == "model" and r["part"] == "train"]
-    (labels / "segments.jsonl").write_text("\n".join(segments + feedback[:20]) + "\n", "utf-8")
-    with pytest.raises(UniMatchError, match=f"at least {SCORER_FOLDS} paragraphs"):
         train_offline(labels, out, progress=False)
     assert not out.exists()  # nothing written
 

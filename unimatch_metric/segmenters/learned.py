@@ -8,10 +8,11 @@ the whole text around it, layers 3-4 fine-tuned with the head on the labelled cu
 the mean states of the two pieces it separates. Fine-tuning replaced a logistic layer over
 frozen states: in 5-fold train CV, the mean's boundary F1 rose from 0.734 to 0.763 on
 instructor comments and from 0.906 to 0.913 on model-style feedback. The mean beat each
-model alone and trees stacked on the logistic output (CV WindowDiff 0.066 against
-0.072-0.095). Instructor comments get their own threshold on that probability, chosen by
-cross-validation: their units are shorter than those of model-style feedback of the same
-length, and a shared threshold followed the far more numerous feedback texts.
+model alone and, before fine-tuning, trees stacked on the logistic layer's output (CV
+WindowDiff 0.066 against 0.072-0.095). Instructor comments get their own threshold on
+that probability, chosen by cross-validation: their units are shorter than those of
+model-style feedback of the same length, and a shared threshold followed the far more
+numerous feedback texts.
 
 Deterministic and CPU-only; the trees, the tuned layers (fp16) and the head load from
 ``models/segmenter.npz`` (`unimatch_metric.training.train` fits them).
@@ -59,7 +60,10 @@ from unimatch_metric.trees import predict_proba
 CUT_LAYERS = (2, 3, 4)
 LAYERS_PREFIX = "cut_layers."
 HEAD_PREFIX = "cut_head."
-_BATCH = 64
+#: Width of a cut's state row (`window_features`): three layers at two word pieces, the two
+#: pieces' means and their product, of MiniLM-L6's 384 dimensions.
+CUT_WIDTH = (2 * len(CUT_LAYERS) + 3) * 384
+_BATCH = 64  # windows per encoder batch
 #: Word pieces per encoder window (MiniLM's 256 positions minus [CLS] and [SEP]); longer
 #: texts are read in half-overlapping windows, each cut from the window it is most central in.
 _WINDOW = 254
@@ -295,9 +299,10 @@ class CutWindow:
     ``ids`` are its word pieces between [CLS] and [SEP]; each of ``cuts`` is (row of the cut
     in `candidate_cuts` of text ``text``, its first word piece after the cut, the start of
     the piece before it, the end of the piece after it), indices into the window's pieces.
+    ``text_index`` is the text's position in the list the windows were made from.
     """
 
-    text: int
+    text_index: int
     ids: list[int]
     cuts: list[tuple[int, int, int, int]]
 
@@ -329,7 +334,8 @@ def cut_windows(texts: Sequence[str]) -> list[CutWindow]:
 
 
 def frozen_states(found: Sequence[CutWindow]) -> list[Any]:
-    """Token states of each window after MiniLM's frozen layers (below `CUT_TUNED`), one
+    """Token states of each window after MiniLM's frozen layers (up to the first of
+    `CUT_LAYERS`), one
     (tokens, 384) tensor each, [CLS] and [SEP] included."""
     torch = import_torch()
     bert = load_embedding_model()[0].auto_model
@@ -393,9 +399,7 @@ def cut_states(layers: Any, texts: Sequence[str], progress: bool | None = None) 
     `candidate_cuts`, under the tuned ``layers``; a `progress_bar` counts the windows."""
     torch = import_torch()
     found = cut_windows(texts)
-    hidden = load_embedding_model()[0].auto_model.config.hidden_size
-    width = (2 * len(CUT_LAYERS) + 3) * hidden
-    out = [np.zeros((len(candidate_cuts(t)), width), dtype=np.float32) for t in texts]
+    out = [np.zeros((len(candidate_cuts(t)), CUT_WIDTH), dtype=np.float32) for t in texts]
     order = sorted(range(len(found)), key=lambda k: -len(found[k].ids))  # little padding
     with (
         progress_bar(total=len(order), desc="segmenting", unit="window", show=progress) as bar,
@@ -404,7 +408,7 @@ def cut_states(layers: Any, texts: Sequence[str], progress: bool | None = None) 
         for b in range(0, len(order), _BATCH):
             batch = [found[k] for k in order[b : b + _BATCH]]
             features = window_features(layers, batch, frozen_states(batch)).numpy()
-            rows = [(w.text, row) for w in batch for row, *_ in w.cuts]
+            rows = [(w.text_index, row) for w in batch for row, *_ in w.cuts]
             for (t, row), x in zip(rows, features, strict=True):
                 out[t][row] = x
             bar.update(len(batch))
@@ -454,23 +458,31 @@ def cut_threshold(model: dict[str, np.ndarray], side: Side) -> float:
     return float(model["cut_at_instructor" if side == "instructor" else "cut_at"])
 
 
-def model_layers(model: dict[str, np.ndarray]) -> Any:
-    """The segmenter model's fine-tuned MiniLM layers (`CUT_TUNED`), as torch modules."""
-    weights = {k[len(LAYERS_PREFIX) :]: v for k, v in model.items() if k.startswith(LAYERS_PREFIX)}
+def cut_layers(weights: dict[str, np.ndarray] | None = None) -> Any:
+    """A copy of the MiniLM layers the segmenter tunes (those of `CUT_LAYERS` above the
+    first), with ``weights`` loaded when given (`unimatch_metric.encoder.tuned_layers`)."""
     return tuned_layers(CUT_LAYERS[0], CUT_LAYERS[-1], weights)
 
 
 @functools.lru_cache(maxsize=4)
 def segmenter_layers(path: Path) -> Any:
-    """`model_layers` of the segmenter file at ``path`` (built once); a file without them
-    (from before they were fine-tuned) is a `ModelFileError`."""
+    """The fine-tuned layers of the segmenter file at ``path`` (built once); a file without
+    them or its head, as made before they were fine-tuned, is a `ModelFileError`."""
     model = load_model(path)
-    if HEAD_PREFIX + "weight" not in model or not any(k.startswith(LAYERS_PREFIX) for k in model):
+    weights = {k[len(LAYERS_PREFIX) :]: v for k, v in model.items() if k.startswith(LAYERS_PREFIX)}
+    head = model.get(HEAD_PREFIX + "weight")
+    if head is None or head.shape != (CUT_WIDTH,) or HEAD_PREFIX + "bias" not in model:
         raise ModelFileError(
-            f"learned segmenter file {path} has no fine-tuned cut layers and head "
+            f"learned segmenter file {path} has no fine-tuned head of {CUT_WIDTH} weights "
             "(an older model?): retrain it with `sefora train-offline`"
         )
-    return model_layers(model)
+    try:
+        return cut_layers(weights)
+    except RuntimeError as err:  # missing or misshapen layer arrays
+        raise ModelFileError(
+            f"learned segmenter file {path} has no complete fine-tuned cut layers "
+            f"(an older model?): retrain it with `sefora train-offline` ({err})"
+        ) from err
 
 
 def segment_with(
@@ -481,7 +493,7 @@ def segment_with(
     side: Side = "feedback",
 ) -> list[list[str]]:
     """The units of ``texts`` (all on one ``side``) under segmenter ``model`` and its tuned
-    ``layers`` (`model_layers`)."""
+    ``layers`` (`cut_layers`)."""
     threshold = cut_threshold(model, side)
     probabilities = cut_probabilities(model, layers, texts, side, progress)
     return [cut_units(text, p > threshold) for text, p in zip(texts, probabilities, strict=True)]

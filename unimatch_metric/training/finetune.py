@@ -17,8 +17,14 @@ from typing import Any
 import numpy as np
 
 from sefora_common.progress import progress_bar
-from unimatch_metric.encoder import TunedEncoder, import_torch, layer_weights, tuned_layers
-from unimatch_metric.segmenters.learned import CUT_LAYERS, HEAD_PREFIX, CutWindow, window_features
+from unimatch_metric.encoder import TunedEncoder, import_torch, layer_weights
+from unimatch_metric.segmenters.learned import (
+    CUT_WIDTH,
+    HEAD_PREFIX,
+    CutWindow,
+    cut_layers,
+    window_features,
+)
 
 __all__ = [
     "CUT_FIT_PARAMS",
@@ -192,12 +198,17 @@ def fine_tune_cuts(
     missing = sorted(CUT_FIT_PARAMS.keys() - params.keys())
     if missing:
         raise ValueError(f"the cut recipe lacks {', '.join(missing)} (see CUT_FIT_PARAMS)")
+    if not windows or len(states) != len(windows):
+        raise ValueError(f"{len(states)} window states for {len(windows)} windows (one each)")
+    if len(weights) != len(labels) or max(w.text_index for w in windows) >= len(labels):
+        raise ValueError(
+            f"{len(labels)} label arrays and {len(weights)} weights: one of each per text"
+        )
     torch = import_torch()
     p = params
-    layers = tuned_layers(CUT_LAYERS[0], CUT_LAYERS[-1])
-    width = (2 * len(CUT_LAYERS) + 3) * states[0].shape[1] if states else 0
-    head = torch.nn.Linear(width, 1)
+    layers = cut_layers()
     with torch.random.fork_rng():  # seeded order, global RNG left alone
+        head = torch.nn.Linear(CUT_WIDTH, 1)  # its random start is zeroed below
         torch.manual_seed(int(p["seed"]))
         torch.nn.init.zeros_(head.weight)
         torch.nn.init.zeros_(head.bias)
@@ -218,7 +229,7 @@ def fine_tune_cuts(
                 for batch in length_batches(lengths, size):
                     read = [windows[k] for k in batch]
                     logit = head(window_features(layers, read, [states[k] for k in batch]))
-                    cuts = [(w.text, row) for w in read for row, *_ in w.cuts]
+                    cuts = [(w.text_index, row) for w in read for row, *_ in w.cuts]
                     y = torch.tensor([float(labels[t][row]) for t, row in cuts])
                     w = torch.tensor([float(weights[t]) for t, _ in cuts])
                     loss = (
@@ -232,7 +243,7 @@ def fine_tune_cuts(
                     optimiser.step()
                     schedule.step()
                     bar.update()
-    shipped = tuned_layers(CUT_LAYERS[0], CUT_LAYERS[-1], layer_weights(layers))
+    shipped = cut_layers(layer_weights(layers))
     return shipped, {
         HEAD_PREFIX + "weight": head.weight.detach().numpy()[0].astype(np.float32),
         HEAD_PREFIX + "bias": np.asarray(float(head.bias.detach()[0]), dtype=np.float32),

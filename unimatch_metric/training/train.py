@@ -145,7 +145,8 @@ def _write_reference(
     segments: list[dict],
     pairs: list[dict],
     models: tuple[dict, dict, dict],
-    tuned: tuple[Any, TunedEncoder],
+    seg_layers: Any,
+    encoder: TunedEncoder,
     bodies: Mapping[str, str],
     out_dir: Path,
 ) -> None:
@@ -153,7 +154,6 @@ def _write_reference(
     segmentations, pair scores and the grounding of feedback texts' units, each against its
     own paragraph and against the next text's paragraph."""
     seg_model, score_model, ground_model = models
-    seg_layers, encoder = tuned
     texts = [r["text"] for r in segments[:20]]
     probe = [(r["a"], r["b"]) for r in pairs[:40]]
     first: dict[str, dict] = {}  # the first feedback text of each paragraph, for four paragraphs
@@ -201,12 +201,6 @@ def _fit_scorer(
     pairs = [(r["a"], r["b"]) for r in pair_train]
     y = np.asarray([pair_label(r) for r in pair_train])
     items = np.asarray([r["item_id"] for r in pair_train])
-    if len(set(items)) < SCORER_FOLDS:
-        raise UniMatchInputError(
-            "pairs.jsonl",
-            "item_id",
-            f"training pairs must come from at least {SCORER_FOLDS} paragraphs",
-        )
     states = TunedEncoder().bottom_states(texts)
     fold = _folds(items, SCORER_FOLDS)
     parts = []
@@ -382,7 +376,7 @@ def _fit_segmenter(
 
     def fit_cuts(which: np.ndarray) -> tuple[Any, dict[str, np.ndarray]]:
         inside = set(which.tolist())
-        kept = [k for k, w in enumerate(windows) if w.text in inside]
+        kept = [k for k, w in enumerate(windows) if w.text_index in inside]
         return fine_tune_cuts(
             [windows[k] for k in kept], [states[k] for k in kept], ys, text_weight, progress
         )
@@ -443,12 +437,12 @@ def train_offline(
     """Fit the learned models (segmenter, scorer, grounding) on the ``train`` part of
     ``labels_dir`` (with the paragraphs of ``material/paragraphs.jsonl``) and save them.
 
-    The segmenter's probability thresholds are chosen by 5-fold cross-validation (see
-    `_fit_segmenter`); figures on the held-out ``validation`` part (overall and per side) are
-    returned. ``limit`` keeps only the first rows of each file (of each side, instructor
-    comments and feedback, in ``segments.jsonl``) and ``fit_params`` replaces
-    the fine-tuning recipe (`FIT_PARAMS`), both for quick checks; the defaults make the
-    shipped models.
+    The segmenter's probability thresholds are chosen by `SEGMENTER_FOLDS`-fold
+    cross-validation (see `_fit_segmenter`); figures on the held-out ``validation`` part
+    (overall and per side) are returned. ``limit`` keeps only the first rows of each file
+    (of each side, instructor comments and feedback, in ``segments.jsonl``) and
+    ``fit_params`` replaces the scorer's fine-tuning recipe (`FIT_PARAMS`), both for quick
+    checks; the defaults make the shipped models.
     """
     segments = read_labels(labels_dir / "segments.jsonl")
     if limit is not None:
@@ -464,6 +458,12 @@ def train_offline(
     if not seg_train or not pair_train:
         raise UniMatchInputError(
             labels_dir, "part", "no training rows (part == 'train') to learn from"
+        )
+    if len({r["item_id"] for r in pair_train}) < SCORER_FOLDS:
+        raise UniMatchInputError(
+            "pairs.jsonl",
+            "item_id",
+            f"training pairs must come from at least {SCORER_FOLDS} paragraphs",
         )
     bodies = read_paragraphs(labels_dir / PARAGRAPHS)
     steps = progress_bar(total=4, desc="Training offline models", show=progress)
@@ -498,7 +498,8 @@ def train_offline(
         seg_val or seg_train,
         pair_val or pair_train,
         (seg_model, score_model, ground_model),
-        (seg_layers, encoder),
+        seg_layers,
+        encoder,
         bodies,
         out_dir,
     )
