@@ -335,11 +335,10 @@ def cut_windows(texts: Sequence[str]) -> list[CutWindow]:
 
 def frozen_states(found: Sequence[CutWindow]) -> list[Any]:
     """Token states of each window after MiniLM's frozen layers (up to the first of
-    `CUT_LAYERS`), one
-    (tokens, 384) tensor each, [CLS] and [SEP] included."""
+    `CUT_LAYERS`), one (tokens, 384) tensor each, [CLS] and [SEP] included."""
     torch = import_torch()
-    bert = load_embedding_model()[0].auto_model
-    pad = load_embedding_model().tokenizer.pad_token_id
+    model = load_embedding_model()
+    bert, pad = model[0].auto_model, model.tokenizer.pad_token_id
     out: list[Any] = [None] * len(found)
     order = sorted(range(len(found)), key=lambda k: -len(found[k].ids))  # little padding
     with torch.inference_mode():
@@ -372,8 +371,7 @@ def window_features(layers: Any, batch: Sequence[CutWindow], states: Sequence[An
             after_cut.append(j + 1)
             spans.append((before + 1, j + 1, after + 1))
     rows_t, at = torch.tensor(rows), torch.tensor(after_cut)
-    width = outs[0].shape[1]
-    position = torch.arange(width)[None, :]
+    position = torch.arange(outs[0].shape[1])[None, :]
     lo, mid, hi = (torch.tensor([s[k] for s in spans])[:, None] for k in range(3))
     left = ((position >= lo) & (position < mid)).float()
     right = ((position >= mid) & (position < hi)).float()
@@ -399,7 +397,10 @@ def cut_states(layers: Any, texts: Sequence[str], progress: bool | None = None) 
     `candidate_cuts`, under the tuned ``layers``; a `progress_bar` counts the windows."""
     torch = import_torch()
     found = cut_windows(texts)
-    out = [np.zeros((len(candidate_cuts(t)), CUT_WIDTH), dtype=np.float32) for t in texts]
+    counts = np.zeros(len(texts), dtype=int)  # every cut is read in exactly one window
+    for w in found:
+        counts[w.text_index] += len(w.cuts)
+    out = [np.zeros((n, CUT_WIDTH), dtype=np.float32) for n in counts]
     order = sorted(range(len(found)), key=lambda k: -len(found[k].ids))  # little padding
     with (
         progress_bar(total=len(order), desc="segmenting", unit="window", show=progress) as bar,
