@@ -36,6 +36,8 @@ SECOND_OPINION_OF = {
     "T30": "T29",
     "T39": "T35-T38",
     "T44": "T40-T43",
+    "T54": "T50-T53",
+    "R45": "R40-R43",
 }
 SECOND_OPINIONS_V2 = set(SECOND_OPINION_OF)
 
@@ -132,30 +134,34 @@ def segments(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
 
 
 def new_texts(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
-    """The v2 round's new model-style texts (writers N and O) with their v2 units."""
+    """The v2 rounds' new model-style texts (writers N, O, W-Z, AD-AG) with their v2 units
+    (T54's as the second opinion on round 4's)."""
     rows = []
     for path in sorted((HERE / "material" / "v2").glob("seg_new_*.jsonl")):
         for t in read_jsonl(path):
             labelled = v2.get(t["text_id"], {})
-            if not labelled:
+            primary = sorted(n for n in labelled if n not in SECOND_OPINIONS_V2)
+            if not primary:
                 continue  # not segmented yet
-            name = sorted(labelled)[0]
             item_id, writer, style = t["text_id"].split("-")
             item = items[item_id]
-            rows.append(
-                {
-                    "text_id": t["text_id"],
-                    "item_id": item_id,
-                    "paragraph_id": item["paragraph_id"],
-                    "part": item["part"],
-                    "source": "model",
-                    "style": style,
-                    "text": t["text"],
-                    "units": verbatim(t["text"], labelled[name]),
-                    "annotator": name,
-                    "guideline": "v2",
-                }
-            )
+            row = {
+                "text_id": t["text_id"],
+                "item_id": item_id,
+                "paragraph_id": item["paragraph_id"],
+                "part": item["part"],
+                "source": "model",
+                "style": style,
+                "text": t["text"],
+                "units": verbatim(t["text"], labelled[primary[0]]),
+                "annotator": primary[0],
+                "guideline": "v2",
+            }
+            seconds = sorted(n for n in labelled if n in SECOND_OPINIONS_V2)
+            if seconds:
+                row["units_2"] = verbatim(t["text"], labelled[seconds[0]])
+                row["annotator_2"] = seconds[0]
+            rows.append(row)
     return rows
 
 

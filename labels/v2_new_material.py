@@ -1,23 +1,24 @@
 """Material for the v2 rounds' new texts: paragraphs to write on, then texts to segment, then
 pairs to score. Round 1: writers N and O (``partial`` / ``margin`` texts); round 2: writers
 W and X, round 3: writers Y and Z (``blind`` / ``partial`` texts; round 3 on the paragraphs
-of the instructor comments draw_comments.py drew).
+of the instructor comments draw_comments.py drew); round 4: writers AD-AG (``blind`` /
+``most`` texts, on the paragraphs of the comments draw_comments.py --random drew).
 
 ``draw R``: 120 train paragraphs not yet written on (their instructor comments segmented
-under v2), fixed hash order, half per writer -> material/v2/write_more.jsonl (round 2),
-write_comments.jsonl (round 3).
+under v2), fixed hash order, shared in turn by the round's writers -> material/v2/write_more.jsonl (round 2),
+write_comments.jsonl (round 3), write_random.jsonl (round 4).
 ``seg W``: every text of raw/v2/feedback_writer<W>.jsonl -> material/v2/seg_new_<W>.jsonl
 (text_id ``<item>-<writer>-<style>``, the paragraph body, the text).
 ``pairs R``: after round R's segmentation (round 1: raw/v2/seg_T4.jsonl for N, seg_T5.jsonl
-for O; round 2: seg_T11.jsonl for W, seg_T12.jsonl for X; round 3: T18, T19), every
-(instructor unit x new unit) pair of an item, the instructor units taken from the round's
-v2 segmentations (T1; round 3: T6-T9, T13-T16) ->
-material/v2/score_new_chunk*.jsonl (whole items per chunk, the rescore format; round 1
-chunks 1-2, round 2 chunks 3-6, round 3 chunks 7-10). Selection and assembly only; no
+for O; round 2: seg_T11.jsonl for W, seg_T12.jsonl for X; round 3: T18, T19; round 4:
+T50-T53), every (instructor unit x new unit) pair of an item, the instructor units taken
+from the round's v2 segmentations (T1; round 3: T6-T9, T13-T16; round 4: T35-T38,
+T40-T43) -> material/v2/score_new_chunk*.jsonl (whole items per chunk, the rescore format;
+round 1 chunks 1-2, round 2 chunks 3-6, round 3 chunks 7-10, round 4 chunks 11-14). Selection and assembly only; no
 boundary or score is produced here.
 ``double R``: four items of each of round R's score chunks -> score_new_double<R>.jsonl,
 for a second annotator.
-Run: python labels/v2_new_material.py draw 3|seg W|pairs 2|double 2
+Run: python labels/v2_new_material.py draw 4|seg AD|pairs 4|double 4
 """
 
 from __future__ import annotations
@@ -41,6 +42,13 @@ ROUNDS = {
         7,
         4,
         ("T6", "T7", "T8", "T9", "T13", "T14", "T15", "T16"),
+    ),
+    "4": (
+        "write_random.jsonl",
+        {"AD": "T50", "AE": "T51", "AF": "T52", "AG": "T53"},
+        11,
+        4,
+        ("T35", "T36", "T37", "T38", "T40", "T41", "T42", "T43"),
     ),
 }
 
@@ -77,7 +85,7 @@ def draw(round_: str) -> None:
     pool.sort(key=lambda r: hashlib.sha256(f"round{round_}:{r['item_id']}".encode()).hexdigest())
     writers = list(ROUNDS[round_][1])
     out = [
-        {**{k: r[k] for k in ("item_id", "body", "instructor_comments")}, "writer": writers[i % 2]}
+        {**{k: r[k] for k in ("item_id", "body", "instructor_comments")}, "writer": writers[i % len(writers)]}
         for i, r in enumerate(sorted(pool[:120], key=lambda r: r["item_id"]))
     ]
     write(V2 / ROUNDS[round_][0], out)
