@@ -5,8 +5,9 @@ of the instructor comments draw_comments.py drew); round 4: writers AD-AG (``bli
 ``most`` texts, on the paragraphs of the comments draw_comments.py --random drew).
 
 ``draw R``: 120 train paragraphs not yet written on (their instructor comments segmented
-under v2), fixed hash order, shared in turn by the round's writers -> material/v2/write_more.jsonl (round 2),
-write_comments.jsonl (round 3), write_random.jsonl (round 4).
+under v2), fixed hash order, shared in turn by the round's writers ->
+material/v2/write_more.jsonl (round 2), write_comments.jsonl (round 3), write_random.jsonl
+(round 4).
 ``seg W``: every text of raw/v2/feedback_writer<W>.jsonl -> material/v2/seg_new_<W>.jsonl
 (text_id ``<item>-<writer>-<style>``, the paragraph body, the text).
 ``pairs R``: after round R's segmentation (round 1: raw/v2/seg_T4.jsonl for N, seg_T5.jsonl
@@ -14,8 +15,8 @@ for O; round 2: seg_T11.jsonl for W, seg_T12.jsonl for X; round 3: T18, T19; rou
 T50-T53), every (instructor unit x new unit) pair of an item, the instructor units taken
 from the round's v2 segmentations (T1; round 3: T6-T9, T13-T16; round 4: T35-T38,
 T40-T43) -> material/v2/score_new_chunk*.jsonl (whole items per chunk, the rescore format;
-round 1 chunks 1-2, round 2 chunks 3-6, round 3 chunks 7-10, round 4 chunks 11-14). Selection and assembly only; no
-boundary or score is produced here.
+round 1 chunks 1-2, round 2 chunks 3-6, round 3 chunks 7-10, round 4 chunks 11-14).
+Selection and assembly only; no boundary or score is produced here.
 ``double R``: four items of each of round R's score chunks -> score_new_double<R>.jsonl,
 for a second annotator.
 Run: python labels/v2_new_material.py draw 4|seg AD|pairs 4|double 4
@@ -85,7 +86,10 @@ def draw(round_: str) -> None:
     pool.sort(key=lambda r: hashlib.sha256(f"round{round_}:{r['item_id']}".encode()).hexdigest())
     writers = list(ROUNDS[round_][1])
     out = [
-        {**{k: r[k] for k in ("item_id", "body", "instructor_comments")}, "writer": writers[i % len(writers)]}
+        {
+            **{k: r[k] for k in ("item_id", "body", "instructor_comments")},
+            "writer": writers[i % len(writers)],
+        }
         for i, r in enumerate(sorted(pool[:120], key=lambda r: r["item_id"]))
     ]
     write(V2 / ROUNDS[round_][0], out)
