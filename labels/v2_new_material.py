@@ -54,6 +54,11 @@ ROUNDS = {
 }
 
 
+#: Paragraphs skipped at the head of a round's draw: round 4's first draw (two writers) was
+#: replaced, before anything was written on it, by the next 120 for four writers.
+SKIP = {"4": 120}
+
+
 def read(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
 
@@ -65,12 +70,12 @@ def write(path: Path, rows: list[dict]) -> None:
 
 def draw(round_: str) -> None:
     """A round's 120 paragraphs: train items whose instructor comments the round's
-    segmenters split under v2, none written on before (round 3: the paragraphs of the
+    segmenters split under v2, none written on in another round (round 3: the paragraphs of the
     comments draw_comments.py drew)."""
     taken = {
         r["item_id"]
-        for name, *_ in ROUNDS.values()
-        if (V2 / name).exists()
+        for r_, (name, *_) in ROUNDS.items()
+        if r_ != round_ and (V2 / name).exists()
         for r in read(V2 / name)
     }
     segmented = {
@@ -90,7 +95,7 @@ def draw(round_: str) -> None:
             **{k: r[k] for k in ("item_id", "body", "instructor_comments")},
             "writer": writers[i % len(writers)],
         }
-        for i, r in enumerate(sorted(pool[:120], key=lambda r: r["item_id"]))
+        for i, r in enumerate(sorted(pool[SKIP.get(round_, 0) :][:120], key=lambda r: r["item_id"]))
     ]
     write(V2 / ROUNDS[round_][0], out)
     print(len(out), "paragraphs")
