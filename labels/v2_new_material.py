@@ -17,9 +17,11 @@ from the round's v2 segmentations (T1; round 3: T6-T9, T13-T16; round 4: T35-T38
 T40-T43) -> material/v2/score_new_chunk*.jsonl (whole items per chunk, the rescore format;
 round 1 chunks 1-2, round 2 chunks 3-6, round 3 chunks 7-10, round 4 chunks 11-14).
 Selection and assembly only; no boundary or score is produced here.
+``segdouble R``: ten texts of each of round R's writers -> double_seg_new<R>.jsonl, for a
+second segmenter.
 ``double R``: four items of each of round R's score chunks -> score_new_double<R>.jsonl,
 for a second annotator.
-Run: python labels/v2_new_material.py draw 4|seg AD|pairs 4|double 4
+Run: python labels/v2_new_material.py draw 4|seg AD|segdouble 4|pairs 4|double 4
 """
 
 from __future__ import annotations
@@ -162,6 +164,24 @@ def double(round_: str) -> None:
     print(len(out), "items,", sum(len(r["pairs"]) for r in out), "pairs")
 
 
+def seg_double(round_: str) -> None:
+    """Ten texts of each of the round's writers (fixed hash order), to be segmented again by
+    a second annotator -> material/v2/double_seg_new<R>.jsonl."""
+    out = []
+    for writer in ROUNDS[round_][1]:
+        rows = read(V2 / f"seg_new_{writer}.jsonl")
+        rows.sort(key=lambda r: hashlib.sha256(f"double:{r['text_id']}".encode()).hexdigest())
+        out += rows[:10]
+    write(V2 / f"double_seg_new{round_}.jsonl", out)
+    print(len(out), "texts")
+
+
 if __name__ == "__main__":
-    commands = {"draw": draw, "seg": seg_material, "pairs": pairs_material, "double": double}
+    commands = {
+        "draw": draw,
+        "seg": seg_material,
+        "pairs": pairs_material,
+        "double": double,
+        "segdouble": seg_double,
+    }
     commands[sys.argv[1]](sys.argv[2])
