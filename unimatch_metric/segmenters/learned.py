@@ -371,14 +371,14 @@ def window_features(layers: Any, batch: Sequence[CutWindow], states: Sequence[An
             after_cut.append(j + 1)
             spans.append((before + 1, j + 1, after + 1))
     rows_t, at = torch.tensor(rows), torch.tensor(after_cut)
-    position = torch.arange(outs[0].shape[1])[None, :]
-    lo, mid, hi = (torch.tensor([s[k] for s in spans])[:, None] for k in range(3))
-    left = ((position >= lo) & (position < mid)).float()
-    right = ((position >= mid) & (position < hi)).float()
-    top = outs[-1][rows_t]
+    lo, mid, hi = (torch.tensor([s[k] for s in spans]) for k in range(3))
+    # Running sums of the top states (0 before the first piece): a span's sum is the
+    # difference of two of them, without a (cuts x pieces x 384) copy of the states.
+    top = outs[-1]
+    sums = torch.cat([top.new_zeros(top.shape[0], 1, top.shape[2]), top.cumsum(1)], dim=1)
     means = [
-        torch.einsum("cl,clh->ch", m, top) / m.sum(1, keepdim=True).clamp(min=1.0)
-        for m in (left, right)
+        (sums[rows_t, b] - sums[rows_t, a]) / (b - a).clamp(min=1)[:, None].to(top.dtype)
+        for a, b in ((lo, mid), (mid, hi))
     ]
     return torch.cat(
         [
