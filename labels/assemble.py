@@ -37,7 +37,7 @@ SECOND_OPINION_OF = {
     "T39": "T35-T38",
     "T44": "T40-T43",
     "T54": "T50-T53",
-    "R45": "R40-R43",
+    "R44": "R40-R43",
 }
 SECOND_OPINIONS_V2 = set(SECOND_OPINION_OF)
 
