@@ -38,6 +38,8 @@ SECOND_OPINION_OF = {
     "T44": "T40-T43",
     "T54": "T50-T53",
     "R44": "R40-R43",
+    "T59": "T55-T58",
+    "R49": "R45-R48",
 }
 SECOND_OPINIONS_V2 = set(SECOND_OPINION_OF)
 
@@ -134,8 +136,8 @@ def segments(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
 
 
 def new_texts(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
-    """The v2 rounds' new model-style texts (writers N, O, W-Z, AD-AG) with their v2 units
-    (T54's as the second opinion on round 4's)."""
+    """The v2 rounds' new model-style texts (writers N, O, W-Z, AD-AK) with their v2 units
+    (T54's and T59's as the second opinions on rounds 4 and 5)."""
     rows = []
     for path in sorted((HERE / "material" / "v2").glob("seg_new_*.jsonl")):
         for t in read_jsonl(path):
