@@ -42,6 +42,17 @@ SECOND_OPINION_OF = {
     "R49": "R45-R48",
 }
 SECOND_OPINIONS_V2 = set(SECOND_OPINION_OF)
+#: Writers whose texts (and their pairs) are held out of segments.jsonl and pairs.jsonl: round
+#: 5 (v2_new_material.py), a check on writers and annotators the models never learned from
+#: (heldout.py).
+HELD_OUT_WRITERS = {"AH", "AI", "AJ", "AK"}
+
+
+def held_out(text_id: str) -> bool:
+    """Whether a new text's id (``<item>-<writer>-<style>``, or a pair id starting with it)
+    names a held-out writer."""
+    parts = text_id.split(":")[0].split("-")
+    return len(parts) == 3 and parts[1] in HELD_OUT_WRITERS
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -136,15 +147,15 @@ def segments(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
 
 
 def new_texts(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
-    """The v2 rounds' new model-style texts (writers N, O, W-Z, AD-AK) with their v2 units
-    (T54's and T59's as the second opinions on rounds 4 and 5)."""
+    """The v2 rounds' new model-style texts (writers N, O, W-Z, AD-AG; round 5's are held
+    out) with their v2 units (T54's as the second opinion on round 4's)."""
     rows = []
     for path in sorted((HERE / "material" / "v2").glob("seg_new_*.jsonl")):
         for t in read_jsonl(path):
             labelled = v2.get(t["text_id"], {})
             primary = sorted(n for n in labelled if n not in SECOND_OPINIONS_V2)
-            if not primary:
-                continue  # not segmented yet
+            if not primary or held_out(t["text_id"]):
+                continue  # not segmented yet, or held out
             item_id, writer, style = t["text_id"].split("-")
             item = items[item_id]
             row = {
@@ -272,8 +283,8 @@ def new_pairs(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
             for p in item["pairs"]:
                 scored = v2.get(p["pair_id"], {})
                 primary = sorted(n for n in scored if n not in SECOND_OPINIONS_V2)
-                if not primary:
-                    continue  # not scored yet
+                if not primary or held_out(p["pair_id"]):
+                    continue  # not scored yet, or held out
                 row = {
                     "pair_id": p["pair_id"],
                     "item_id": item["item_id"],
@@ -375,8 +386,9 @@ def agreement_line(label: str, reference: list[list[str]], found: list[list[str]
 
 
 def unknown(labels: dict[str, dict[str, object]], rows: list[dict], key: str) -> list[str]:
-    """The ids labelled in raw/v2 that no assembled row has (a typo in an annotator's file)."""
-    return sorted(set(labels) - {r[key] for r in rows})
+    """The ids labelled in raw/v2 that no assembled row has and no held-out writer's (a typo
+    in an annotator's file)."""
+    return sorted(set(labels) - {r[key] for r in rows} - {k for k in labels if held_out(k)})
 
 
 def main() -> None:
@@ -385,11 +397,13 @@ def main() -> None:
     seg = segments(items, seg_v2)
     write_jsonl(HERE / "segments.jsonl", seg)
     waiting = sum(
-        len(read_jsonl(path))
+        1
         for path in (HERE / "material").glob("**/seg_*.jsonl")
         if path.name.startswith(
             ("seg_instructor", "seg_model", "seg_new_", "seg_comments_chunk", "seg_terse")
         )
+        for t in read_jsonl(path)
+        if not held_out(t["text_id"])
     ) - len(seg)
     v2_texts = sum(r["guideline"] == "v2" for r in seg)
     print(
