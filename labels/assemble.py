@@ -146,6 +146,22 @@ def segments(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
     return rows + new_texts(items, v2) + comment_texts(items, v2)
 
 
+def v2_units(text: str, labelled: dict[str, object]) -> dict:
+    """A text's v2 fields: the first primary annotator's units, and the first second
+    opinion's where one was given."""
+    primary = sorted(n for n in labelled if n not in SECOND_OPINIONS_V2)
+    fields = {
+        "units": verbatim(text, labelled[primary[0]]),
+        "annotator": primary[0],
+        "guideline": "v2",
+    }
+    seconds = sorted(n for n in labelled if n in SECOND_OPINIONS_V2)
+    if seconds:
+        fields["units_2"] = verbatim(text, labelled[seconds[0]])
+        fields["annotator_2"] = seconds[0]
+    return fields
+
+
 def new_texts(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
     """The v2 rounds' new model-style texts (writers N, O, W-Z, AD-AG; round 5's are held
     out) with their v2 units (T54's as the second opinion on round 4's)."""
@@ -166,14 +182,8 @@ def new_texts(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
                 "source": "model",
                 "style": style,
                 "text": t["text"],
-                "units": verbatim(t["text"], labelled[primary[0]]),
-                "annotator": primary[0],
-                "guideline": "v2",
+                **v2_units(t["text"], labelled),
             }
-            seconds = sorted(n for n in labelled if n in SECOND_OPINIONS_V2)
-            if seconds:
-                row["units_2"] = verbatim(t["text"], labelled[seconds[0]])
-                row["annotator_2"] = seconds[0]
             rows.append(row)
     return rows
 
@@ -205,14 +215,8 @@ def comment_texts(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
                 "style": "terse" if "writer" in t else None,
                 **({"writer": t["writer"]} if "writer" in t else {}),
                 "text": t["text"],
-                "units": verbatim(t["text"], labelled[primary[0]]),
-                "annotator": primary[0],
-                "guideline": "v2",
+                **v2_units(t["text"], labelled),
             }
-            seconds = sorted(n for n in labelled if n in SECOND_OPINIONS_V2)
-            if seconds:
-                row["units_2"] = verbatim(t["text"], labelled[seconds[0]])
-                row["annotator_2"] = seconds[0]
             rows.append(row)
     return rows
 
@@ -383,6 +387,18 @@ def agreement_line(label: str, reference: list[list[str]], found: list[list[str]
         f"{label}: {s.n_texts} texts, WindowDiff {s.window_diff:.3f}, "
         f"boundary P {s.precision:.2f} / R {s.recall:.2f} / F1 {s.f1:.3f}"
     )
+
+
+def group_lines(
+    label: str, groups: dict[str, list[int]], reference: list[list[str]], found: list[list[str]]
+) -> list[str]:
+    """`agreement_line` of ``found`` against ``reference`` for each group of text indices."""
+    return [
+        agreement_line(
+            f"{label}, {group}", [reference[k] for k in members], [found[k] for k in members]
+        )
+        for group, members in groups.items()
+    ]
 
 
 def unknown(labels: dict[str, dict[str, object]], rows: list[dict], key: str) -> list[str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from assemble import HELD_OUT_WRITERS, agreement_line, held_out, read_jsonl
+from assemble import HELD_OUT_WRITERS, agreement_line, group_lines, held_out, read_jsonl
 
 HERE = Path(__file__).parent
 V2 = HERE / "material" / "v2"
@@ -50,14 +50,7 @@ def check_segmenters() -> None:
         groups.setdefault(f"writer {writer}", []).append(k)
     for name in ("learned", "rules"):
         found = [list(u) for u in segment([t["text"] for t in texts], name, use_cache=False)]
-        for group, members in groups.items():
-            print(
-                agreement_line(
-                    f"  {name}, {group}",
-                    [reference[k] for k in members],
-                    [found[k] for k in members],
-                )
-            )
+        print("\n".join(group_lines(f"  {name}", groups, reference, found)))
     both = sorted(set(second) & set(first))
     print(
         agreement_line(

@@ -20,7 +20,7 @@ from pathlib import Path
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parent))  # assemble.py: run as a script, like it
-from assemble import agreement_line, read_jsonl, write_jsonl  # noqa: E402
+from assemble import agreement_line, group_lines, read_jsonl, write_jsonl  # noqa: E402
 
 CHUNKS = 4
 DOUBLE = HERE / "seg_double.jsonl"
@@ -68,14 +68,7 @@ def check() -> None:
             groups.setdefault(f"{key} {r[key]}", []).append(k)
     for name in ("learned", "rules"):
         found = [list(u) for u in segment(texts, segmenter=name, use_cache=False)]
-        for group, members in groups.items():
-            print(
-                agreement_line(
-                    f"  {name}, {group}",
-                    [reference[k] for k in members],
-                    [found[k] for k in members],
-                )
-            )
+        print("\n".join(group_lines(f"  {name}", groups, reference, found)))
     both = [t for t in sorted(second) if t in first]
     if both:
         print(
