@@ -169,9 +169,8 @@ def new_texts(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
     for path in sorted((HERE / "material" / "v2").glob("seg_new_*.jsonl")):
         for t in read_jsonl(path):
             labelled = v2.get(t["text_id"], {})
-            primary = sorted(n for n in labelled if n not in SECOND_OPINIONS_V2)
-            if not primary or held_out(t["text_id"]):
-                continue  # not segmented yet, or held out
+            if held_out(t["text_id"]) or not labelled.keys() - SECOND_OPINIONS_V2:
+                continue  # held out, or not segmented yet
             item_id, writer, style = t["text_id"].split("-")
             item = items[item_id]
             row = {
@@ -202,8 +201,7 @@ def comment_texts(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
     for path in paths:
         for t in read_jsonl(path):
             labelled = v2.get(t["text_id"], {})
-            primary = sorted(n for n in labelled if n not in SECOND_OPINIONS_V2)
-            if not primary:
+            if not labelled.keys() - SECOND_OPINIONS_V2:
                 continue  # not segmented yet
             item = items[t["item_id"]]
             row = {

@@ -14,32 +14,37 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from assemble import HELD_OUT_WRITERS, agreement_line, group_lines, held_out, read_jsonl
+from assemble import HELD_OUT_WRITERS, agreement_line, group_lines, read_jsonl, v2_labels
 
 HERE = Path(__file__).parent
 V2 = HERE / "material" / "v2"
-RAW = HERE / "raw" / "v2"
 #: The round's annotators: segmenters and scorers, then their second opinions.
 SEGMENTERS, SEGMENTER_2 = ("T55", "T56", "T57", "T58"), "T59"
 SCORERS, SCORER_2 = ("R45", "R46", "R47", "R48"), "R49"
 
 
-def labels(names: tuple[str, ...], prefix: str, key: str, value: str) -> dict[str, object]:
-    """{id: label} from the annotators' raw files (``<prefix><name>.jsonl``)."""
-    return {r[key]: r[value] for name in names for r in read_jsonl(RAW / f"{prefix}{name}.jsonl")}
+def opinions(
+    pattern: str, key: str, value: str, firsts: tuple[str, ...], second: str
+) -> tuple[dict[str, object], dict[str, object]]:
+    """{id: label} of the round's first annotators and of its second one, from the raw/v2
+    files matching ``pattern`` (`assemble.v2_labels`)."""
+    labelled, _ = v2_labels(pattern, key, value)
+    return (
+        {k: label for k, by in labelled.items() for n, label in by.items() if n in firsts},
+        {k: by[second] for k, by in labelled.items() if second in by},
+    )
 
 
 def check_segmenters() -> None:
     """The segmenters against the round's first segmentation, and the second opinion."""
     from unimatch_metric.segmenters import segment
 
-    first = labels(SEGMENTERS, "seg_", "text_id", "units")
-    second = labels((SEGMENTER_2,), "seg_", "text_id", "units")
+    first, second = opinions("seg_T*.jsonl", "text_id", "units", SEGMENTERS, SEGMENTER_2)
     texts = [
         t
         for w in sorted(HELD_OUT_WRITERS)
         for t in read_jsonl(V2 / f"seg_new_{w}.jsonl")
-        if t["text_id"] in first and held_out(t["text_id"])
+        if t["text_id"] in first
     ]
     reference = [list(first[t["text_id"]]) for t in texts]
     print(f"segmentation: {len(texts)} texts, {sum(len(u) for u in reference)} units")
@@ -66,14 +71,13 @@ def check_scorers() -> None:
     from unimatch_metric.scorers import score_pairs
     from unimatch_metric.training.validate import score_agreement
 
-    first = labels(SCORERS, "pairs_", "pair_id", "score")
-    second = labels((SCORER_2,), "pairs_", "pair_id", "score")
+    first, second = opinions("pairs_R*.jsonl", "pair_id", "score", SCORERS, SCORER_2)
     pairs = [
         p
         for path in sorted(V2.glob("score_new_chunk*.jsonl"))
         for item in read_jsonl(path)
         for p in item["pairs"]
-        if p["pair_id"] in first and held_out(p["pair_id"])
+        if p["pair_id"] in first
     ]
     gold = [float(first[p["pair_id"]]) for p in pairs]
     print(f"similarity: {len(pairs)} pairs")
