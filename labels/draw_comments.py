@@ -13,7 +13,10 @@ material/v2/seg_comments_chunk<N>.jsonl files and a second-opinion subset,
 seg_comments_double<R>.jsonl (R = 2, 3, ... per draw; the first draw's has no number).
 Run: python labels/draw_comments.py --corpus ../shared/data/SEFORA --count 520 --chunks 4
 (round 1, seed 4; round 2: --count 800 --seed 5; round 3: --count 600 --seed 7 --random;
-round 4: --count 700 --seed 8 --random, which took the 587 the two-per-paragraph cap left)
+round 4: --count 700 --seed 8 --random, which took the 587 the two-per-paragraph cap left;
+round 5: --rest, the 613 comments the cap had left in the drawn paragraphs).
+With ``--rest``, every comment of an already drawn paragraph not drawn yet, under that
+paragraph's item (text ids continue its ``-i<k>``); no paragraph is added.
 """
 
 from __future__ import annotations
@@ -60,15 +63,41 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=4)
     parser.add_argument("--seed", type=int, default=4)
     parser.add_argument("--random", action="store_true", help="no filter on the surface")
+    parser.add_argument(
+        "--rest", action="store_true", help="the comments left in already drawn paragraphs"
+    )
     args = parser.parse_args()
 
     items = read_jsonl(MATERIAL / "paragraphs.jsonl")
+    rows = config_rows(read_corpus(args.corpus, progress=False))["paragraphs"]
+    if args.rest:
+        new, texts = [], rest_of_drawn(items, rows)
+        note = "the rest of the drawn paragraphs"
+    else:
+        new, texts, taken = draw_new(items, rows, args)
+        note = str(dict(taken))
+    append_jsonl(MATERIAL / "paragraphs.jsonl", new)
+    done = len(list((MATERIAL / "v2").glob("seg_comments_chunk*.jsonl")))
+    double = len(list((MATERIAL / "v2").glob("seg_comments_double*.jsonl")))
+    size = -(-len(texts) // args.chunks)
+    for n in range(args.chunks):
+        path = MATERIAL / "v2" / f"seg_comments_chunk{done + n + 1}.jsonl"
+        write_jsonl(path, texts[n * size : (n + 1) * size])
+    order = sorted(texts, key=lambda t: hashlib.sha256(t["text_id"].encode()).hexdigest())[
+        : len(texts) // 8
+    ]
+    name = f"seg_comments_double{double + 1 if double else ''}.jsonl"
+    write_jsonl(MATERIAL / "v2" / name, order)
+    print(f"{len(new)} paragraphs, {len(texts)} comments ({note}), {len(order)} double")
+
+
+def draw_new(
+    items: list[dict], rows: dict, args: argparse.Namespace
+) -> tuple[list[dict], list[dict], Counter[str]]:
+    """New paragraphs (items) and their comments to segment, at most two per paragraph."""
     part_of = {r["student_id"]: r["part"] for r in items}
     used = {r["paragraph_id"] for r in items}
     first_item = sum(r["item_id"].startswith("c") for r in items)
-    done = len(list((MATERIAL / "v2").glob("seg_comments_chunk*.jsonl")))
-    double = len(list((MATERIAL / "v2").glob("seg_comments_double*.jsonl")))
-    rows = config_rows(read_corpus(args.corpus, progress=False))["paragraphs"]
     pool = [
         r
         for split in rows.values()
@@ -115,17 +144,34 @@ def main() -> None:
         ]
         if sum(taken.values()) == args.count:
             break
-    append_jsonl(MATERIAL / "paragraphs.jsonl", new)
-    size = -(-len(texts) // args.chunks)
-    for n in range(args.chunks):
-        path = MATERIAL / "v2" / f"seg_comments_chunk{done + n + 1}.jsonl"
-        write_jsonl(path, texts[n * size : (n + 1) * size])
-    order = sorted(texts, key=lambda t: hashlib.sha256(t["text_id"].encode()).hexdigest())[
-        : len(texts) // 8
-    ]
-    name = f"seg_comments_double{double + 1 if double else ''}.jsonl"
-    write_jsonl(MATERIAL / "v2" / name, order)
-    print(f"{len(new)} paragraphs, {len(texts)} comments {dict(taken)}, {len(order)} double")
+    return new, texts, taken
+
+
+def rest_of_drawn(items: list[dict], rows: dict) -> list[dict]:
+    """The comments of the train paragraphs drawn here (``c`` items) that no chunk holds
+    yet, under their paragraph's item, in item order and then the paragraph's seeded order."""
+    drawn: dict[str, list[str]] = {}
+    for path in (MATERIAL / "v2").glob("seg_comments_chunk*.jsonl"):
+        for t in read_jsonl(path):
+            drawn.setdefault(t["item_id"], []).append(t["text"])
+    by_paragraph = {r["paragraph_id"]: r for split in rows.values() for r in split}
+    texts = []
+    for item in items:
+        if not item["item_id"].startswith("c") or item["part"] != "train":
+            continue
+        row = by_paragraph[item["paragraph_id"]]
+        had = drawn.get(item["item_id"], [])
+        left = [c for c in shuffled_comments(row) if c not in had]
+        texts += [
+            {
+                "text_id": f"{item['item_id']}-i{len(had) + k}",
+                "item_id": item["item_id"],
+                "body": row["body"],
+                "text": c,
+            }
+            for k, c in enumerate(left)
+        ]
+    return texts
 
 
 if __name__ == "__main__":
