@@ -36,6 +36,7 @@ SECOND_OPINION_OF = {
     "T30": "T29",
     "T39": "T35-T38",
     "T44": "T40-T43",
+    "T64": "T60-T63",
     "T54": "T50-T53",
     "R44": "R40-R43",
     "T59": "T55-T58",
@@ -189,10 +190,10 @@ def new_texts(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
 
 def comment_texts(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
     """The further instructor comments drawn by draw_comments.py, with their v2 units
-    (T6-T9, T13-T16, T35-T38, T40-T43; T10's, T17's, T39's and T44's as second opinions),
-    then the terse comments writers P and Q wrote in an instructor's register (v2_terse.py;
-    style "terse", T27, T28's as the second opinion) and the shortest ones of writers AA
-    and AB (T29, T30's)."""
+    (T6-T9, T13-T16, T35-T38, T40-T43, T60-T63; T10's, T17's, T39's, T44's and T64's as
+    second opinions), then the terse comments writers P and Q wrote in an instructor's
+    register (v2_terse.py; style "terse", T27, T28's as the second opinion) and the
+    shortest ones of writers AA and AB (T29, T30's)."""
     rows = []
     folder = HERE / "material" / "v2"
     paths = sorted(folder.glob("seg_comments_chunk*.jsonl")) + sorted(
