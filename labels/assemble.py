@@ -41,6 +41,8 @@ SECOND_OPINION_OF = {
     "R44": "R40-R43",
     "T59": "T55-T58",
     "R49": "R45-R48",
+    "T69": "T65-T68",
+    "R54": "R50-R53",
 }
 SECOND_OPINIONS_V2 = set(SECOND_OPINION_OF)
 #: Writers whose texts (and their pairs) are held out of segments.jsonl and pairs.jsonl: round
@@ -164,8 +166,8 @@ def v2_units(text: str, labelled: dict[str, object]) -> dict:
 
 
 def new_texts(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
-    """The v2 rounds' new model-style texts (writers N, O, W-Z, AD-AG; round 5's are held
-    out) with their v2 units (T54's as the second opinion on round 4's)."""
+    """The v2 rounds' new model-style texts (writers N, O, W-Z, AD-AG, AL-AO; round 5's are
+    held out) with their v2 units (T54's and T69's as second opinions on rounds 4 and 6)."""
     rows = []
     for path in sorted((HERE / "material" / "v2").glob("seg_new_*.jsonl")):
         for t in read_jsonl(path):
