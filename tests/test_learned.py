@@ -194,6 +194,15 @@ def test_retraining_on_a_subset(tmp_path: Path) -> None:
     for key, side in (("cut_at", "feedback"), ("cut_at_instructor", "instructor")):
         assert report["segmenter"][key] in thresholds
         assert 0 <= report["segmenter"][f"cv_{side}"]["window_diff"] <= 1
+        assert set(report["segmenter"][f"cv_{side}"]["by_threshold"]) == {
+            str(t) for t in thresholds
+        }
+    # Instructor comments' threshold: the lowest of those with the best cross-validated F1.
+    curve = report["segmenter"]["cv_instructor"]["by_threshold"]
+    best = max(v["f1"] for v in curve.values())
+    assert report["segmenter"]["cut_at_instructor"] == min(
+        t for t in thresholds if curve[str(t)]["f1"] == best
+    )
     seg = LearnedSegmenter(path=out / "segmenter.npz")
     scorer = LearnedScorer(path=out / "scorer.npz")
     assert seg.segment(["Great start! Now add a source."])[0]
