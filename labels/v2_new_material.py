@@ -14,11 +14,11 @@ material/v2/write_more.jsonl (round 2), write_comments.jsonl (round 3), write_ra
 (text_id ``<item>-<writer>-<style>``, the paragraph body, the text).
 ``pairs R``: after round R's segmentation (round 1: raw/v2/seg_T4.jsonl for N, seg_T5.jsonl
 for O; round 2: seg_T11.jsonl for W, seg_T12.jsonl for X; round 3: T18, T19; round 4:
-T50-T53; round 5: T55-T58; round 6: T65-T68), every (instructor unit x new unit) pair of an item, the
-instructor units taken from the round's v2 segmentations (T1; round 3: T6-T9, T13-T16;
-rounds 4-6: T35-T38, T40-T43) -> material/v2/score_new_chunk*.jsonl (whole items per
-chunk, the rescore format; round 1 chunks 1-2, round 2 chunks 3-6, round 3 chunks 7-10,
-round 4 chunks 11-14, round 5 chunks 15-18, round 6 chunks 19-22).
+T50-T53; round 5: T55-T58; round 6: T65-T68), every (instructor unit x new unit) pair of
+an item, the instructor units taken from the round's v2 segmentations (T1; round 3: T6-T9,
+T13-T16; rounds 4-6: T35-T38, T40-T43) -> material/v2/score_new_chunk*.jsonl (whole items
+per chunk, the rescore format; round 1 chunks 1-2, round 2 chunks 3-6, round 3 chunks
+7-10, round 4 chunks 11-14, round 5 chunks 15-18, round 6 chunks 19-22).
 Selection and assembly only; no boundary or score is produced here.
 ``segdouble R``: ten texts of each of round R's writers -> double_seg_new<R>.jsonl, for a
 second segmenter.
