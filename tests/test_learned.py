@@ -418,11 +418,11 @@ def test_unimatch_segments_references_as_instructor_comments() -> None:
     # A comment (written for this test) the shipped model keeps whole as feedback but cuts
     # as an instructor comment, whose units are shorter: a praise, then a request.
     comments = [
-        "This quote is strong. Introduce it with a signal phrase.",
+        "This quote is strong. Cite your sources.",
         "Great start! Now add a source.",
     ]
     [as_instructor] = segment([comments[0]], "learned", side="instructor", use_cache=False)
-    assert as_instructor == ["This quote is strong.", "Introduce it with a signal phrase."]
+    assert as_instructor == ["This quote is strong.", "Cite your sources."]
     assert segment([comments[0]], "learned", use_cache=False) == [[comments[0]]]
     out = unimatch([comments[1]], [[comments[0]]], segmenter="learned", return_details=True)
     [details] = out["details"]
