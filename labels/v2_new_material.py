@@ -37,6 +37,9 @@ from pathlib import Path
 HERE = Path(__file__).parent
 V2 = HERE / "material" / "v2"
 RAW = HERE / "raw" / "v2"
+#: The segmenters of the comments draw_comments.py --random drew (rounds 4-6 write on their
+#: paragraphs, and their pairs take these instructor units).
+RANDOM_COMMENTS = ("T35", "T36", "T37", "T38", "T40", "T41", "T42", "T43")
 #: Per round: the paragraphs file, each writer's segmenter, the first score chunk, chunks,
 #: and whose v2 segmentations of the instructor comments the pairs take.
 ROUNDS = {
@@ -54,21 +57,21 @@ ROUNDS = {
         {"AD": "T50", "AE": "T51", "AF": "T52", "AG": "T53"},
         11,
         4,
-        ("T35", "T36", "T37", "T38", "T40", "T41", "T42", "T43"),
+        RANDOM_COMMENTS,
     ),
     "5": (
         "write_random2.jsonl",
         {"AH": "T55", "AI": "T56", "AJ": "T57", "AK": "T58"},
         15,
         4,
-        ("T35", "T36", "T37", "T38", "T40", "T41", "T42", "T43"),
+        RANDOM_COMMENTS,
     ),
     "6": (
         "write_random3.jsonl",
         {"AL": "T65", "AM": "T66", "AN": "T67", "AO": "T68"},
         19,
         4,
-        ("T35", "T36", "T37", "T38", "T40", "T41", "T42", "T43"),
+        RANDOM_COMMENTS,
     ),
 }
 
