@@ -59,14 +59,19 @@ def shuffled_comments(row: dict) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, required=True)
-    parser.add_argument("--count", type=int, default=520)
+    parser.add_argument("--count", type=int, help="comments to draw (default 520)")
     parser.add_argument("--chunks", type=int, default=4)
-    parser.add_argument("--seed", type=int, default=4)
-    parser.add_argument("--random", action="store_true", help="no filter on the surface")
-    parser.add_argument(
+    parser.add_argument("--seed", type=int, help="order of the paragraphs (default 4)")
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument("--random", action="store_true", help="no filter on the surface")
+    how.add_argument(
         "--rest", action="store_true", help="the comments left in already drawn paragraphs"
     )
     args = parser.parse_args()
+    if args.rest and (args.count is not None or args.seed is not None):
+        parser.error("--rest takes every comment left: no --count or --seed")
+    args.count = 520 if args.count is None else args.count
+    args.seed = 4 if args.seed is None else args.seed
 
     items = read_jsonl(MATERIAL / "paragraphs.jsonl")
     rows = config_rows(read_corpus(args.corpus, progress=False))["paragraphs"]
@@ -76,6 +81,8 @@ def main() -> None:
     else:
         new, texts, taken = draw_new(items, rows, args)
         note = str(dict(taken))
+    if not texts:
+        raise SystemExit("no comment left to draw: nothing written")
     append_jsonl(MATERIAL / "paragraphs.jsonl", new)
     done = len(list((MATERIAL / "v2").glob("seg_comments_chunk*.jsonl")))
     double = len(list((MATERIAL / "v2").glob("seg_comments_double*.jsonl")))
