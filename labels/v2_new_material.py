@@ -4,27 +4,27 @@ W and X, round 3: writers Y and Z (``blind`` / ``partial`` texts; round 3 on the
 of the instructor comments draw_comments.py drew); round 4: writers AD-AG (``blind`` /
 ``most`` texts), round 5: writers AH-AK (``partial`` / ``most`` texts), round 6: writers
 AL-AO (``blind`` / ``partial`` texts), round 7: writers AP-AS (``blind`` / ``most`` texts),
-all four on the paragraphs of the comments
-draw_comments.py --random drew.
+all four on the paragraphs of the comments draw_comments.py --random drew.
 
 ``draw R``: 120 train paragraphs not yet written on (their instructor comments segmented
 under v2), fixed hash order, shared in turn by the round's writers ->
 material/v2/write_more.jsonl (round 2), write_comments.jsonl (round 3), write_random.jsonl
-(round 4), write_random2.jsonl (round 5), write_random3.jsonl (round 6), write_random4.jsonl (round 7).
+(round 4), write_random2.jsonl (round 5), write_random3.jsonl (round 6), write_random4.jsonl
+(round 7).
 ``seg W``: every text of raw/v2/feedback_writer<W>.jsonl -> material/v2/seg_new_<W>.jsonl
 (text_id ``<item>-<writer>-<style>``, the paragraph body, the text).
 ``pairs R``: after round R's segmentation (round 1: raw/v2/seg_T4.jsonl for N, seg_T5.jsonl
 for O; round 2: seg_T11.jsonl for W, seg_T12.jsonl for X; round 3: T18, T19; round 4:
-T50-T53; round 5: T55-T58; round 6: T65-T68; round 7: T70-T73), every (instructor unit x new unit) pair of
-an item, the instructor units taken from the round's v2 segmentations (T1; round 3: T6-T9,
-T13-T16; rounds 4-7: T35-T38, T40-T43) -> material/v2/score_new_chunk*.jsonl (whole items
-per chunk, the rescore format; round 1 chunks 1-2, round 2 chunks 3-6, round 3 chunks
-7-10, round 4 chunks 11-14, round 5 chunks 15-18, round 6 chunks 19-22, round 7 chunks 23-26).
-Selection and assembly only; no boundary or score is produced here.
+T50-T53; round 5: T55-T58; round 6: T65-T68; round 7: T70-T73), every (instructor unit x new
+unit) pair of an item, the instructor units taken from the round's v2 segmentations (T1;
+round 3: T6-T9, T13-T16; rounds 4-7: T35-T38, T40-T43) -> material/v2/score_new_chunk*.jsonl
+(whole items per chunk, the rescore format; round 1 chunks 1-2, round 2 chunks 3-6, round 3
+chunks 7-10, round 4 chunks 11-14, round 5 chunks 15-18, round 6 chunks 19-22, round 7
+chunks 23-26). Selection and assembly only; no boundary or score is produced here.
 ``segdouble R``: ten texts of each of round R's writers -> double_seg_new<R>.jsonl, for a
 second segmenter.
-``double R``: four items of each of round R's score chunks -> score_new_double<R>.jsonl,
-for a second annotator.
+``double R``: four items of each of round R's score chunks -> score_new_double<R>.jsonl, for
+a second annotator.
 Run: python labels/v2_new_material.py draw 4|seg AD|segdouble 4|pairs 4|double 4
 """
 
