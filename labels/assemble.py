@@ -43,6 +43,8 @@ SECOND_OPINION_OF = {
     "R49": "R45-R48",
     "T69": "T65-T68",
     "R54": "R50-R53",
+    "T74": "T70-T73",
+    "R59": "R55-R58",
 }
 SECOND_OPINIONS_V2 = set(SECOND_OPINION_OF)
 #: Writers whose texts (and their pairs) are held out of segments.jsonl and pairs.jsonl: round
@@ -166,8 +168,9 @@ def v2_units(text: str, labelled: dict[str, object]) -> dict:
 
 
 def new_texts(items: dict, v2: dict[str, dict[str, object]]) -> list[dict]:
-    """The v2 rounds' new model-style texts (writers N, O, W-Z, AD-AG, AL-AO; round 5's are
-    held out) with their v2 units (T54's and T69's as second opinions on rounds 4 and 6)."""
+    """The v2 rounds' new model-style texts (writers N, O, W-Z, AD-AG, AL-AS; round 5's
+    are held out) with their v2 units (T54's, T69's and T74's as second opinions on rounds
+    4, 6 and 7)."""
     rows = []
     for path in sorted((HERE / "material" / "v2").glob("seg_new_*.jsonl")):
         for t in read_jsonl(path):
