@@ -112,15 +112,20 @@ def test_text_log_odds_sums_bounded_unit_evidence() -> None:
 
 def test_a_text_about_another_paragraph_is_set_aside_whole() -> None:
     grounding = Grounding()
-    elsewhere = ["Nice work!", OTHER, "Dmitri should say why he keeps the letters so long."]
+    elsewhere = [
+        "Nice work!",
+        OTHER,
+        "Dmitri should say why he keeps the letters so long.",
+        "Tell us more about the lighthouse keeper's daughter.",
+    ]
     [p, q] = grounding.probabilities([elsewhere, elsewhere[:2]], [PARAGRAPH, PARAGRAPH])
     assert p[0] > 0.3  # generic praise: alone it fits any paragraph
     assert text_log_odds(p) < grounding.text_below < text_log_odds(q)
-    # With two units about another text, the generic one goes too; with one, it stays.
+    # With three units about another text, the generic one goes too; with one, it stays.
     off = grounding.off_paragraph([elsewhere, elsewhere[:2]], [PARAGRAPH, PARAGRAPH])
-    assert off == [[0, 1, 2], [1]]
+    assert off == [[0, 1, 2, 3], [1]]
     grounded = unimatch([elsewhere], [REFERENCES], [PARAGRAPH], return_details=True)
-    assert grounded["details"][0]["off_paragraph_units"] == [0, 1, 2]
+    assert grounded["details"][0]["off_paragraph_units"] == [0, 1, 2, 3]
     assert grounded["f1"] == 0.0 and unimatch([elsewhere], [REFERENCES])["f1"] > 0
 
 

@@ -412,22 +412,23 @@ def test_a_segmenter_file_without_its_tuned_layers_is_named(tmp_path: Path) -> N
         LearnedSegmenter(path=tmp_path / "part.npz")
 
 
-def test_unimatch_segments_references_as_instructor_comments() -> None:
-    from unimatch_metric import segment, unimatch
+def test_unimatch_segments_references_as_instructor_comments(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from unimatch_metric import unimatch
+    from unimatch_metric.segmenters import learned
 
-    # A comment (written for this test) the shipped model keeps whole as feedback but cuts
-    # as an instructor comment, whose units are shorter: a praise, then a request.
-    comments = [
-        "This quote is strong. Cite your sources.",
-        "Great start! Now add a source.",
-    ]
-    [as_instructor] = segment([comments[0]], "learned", side="instructor", use_cache=False)
-    assert as_instructor == ["This quote is strong.", "Cite your sources."]
-    assert segment([comments[0]], "learned", use_cache=False) == [[comments[0]]]
-    out = unimatch([comments[1]], [[comments[0]]], segmenter="learned", return_details=True)
+    # Each side cuts at its own threshold. With the instructor side cutting at every
+    # candidate and the feedback side at none, the reference must come out cut and the
+    # prediction whole, whatever thresholds retraining picks (they may tie: both 0.45 now).
+    monkeypatch.setattr(
+        learned, "cut_threshold", lambda model, side: 0.0 if side == "instructor" else 1.0
+    )
+    text = "This quote is strong. Cite your sources."
+    out = unimatch([text], [[text]], segmenter="learned", return_details=True, use_cache=False)
     [details] = out["details"]
-    assert details["reference_units"] == as_instructor
-    assert details["prediction_units"] == segment([comments[1]], "learned")[0]
+    assert details["reference_units"] == ["This quote is strong.", "Cite your sources."]
+    assert details["prediction_units"] == [text]
 
 
 def test_a_side_that_does_not_exist_is_an_option_error() -> None:

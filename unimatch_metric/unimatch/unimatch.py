@@ -61,7 +61,7 @@ Returns:
     mean_predicted_units, mean_reference_units: units per paragraph.
     n_examples: paragraphs scored; n_failed: paragraphs left out (on_error="skip").
     config: backends, model and endpoint used (never the API key), and "signature", one
-        line such as "unimatch:0.1.0|seg:learned@e395c923|score:learned@f3362009|...".
+        line such as "unimatch:0.1.0|seg:learned@60f9f30e|score:learned@92f09744|...".
     details: per paragraph (with return_details=True).
 Examples:
     >>> unimatch = evaluate.load("unimatch", scorer="exact")
