@@ -420,7 +420,7 @@ def test_unimatch_segments_references_as_instructor_comments(
 
     # Each side cuts at its own threshold. With the instructor side cutting at every
     # candidate and the feedback side at none, the reference must come out cut and the
-    # prediction whole, whatever thresholds retraining picks (they may tie: both 0.45 now).
+    # prediction whole, whatever thresholds retraining picks (they may tie).
     monkeypatch.setattr(
         learned, "cut_threshold", lambda model, side: 0.0 if side == "instructor" else 1.0
     )
