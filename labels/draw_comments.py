@@ -38,6 +38,8 @@ HERE = Path(__file__).parent
 MATERIAL = HERE / "material"
 SENTENCE_END = re.compile(r"[.!?]+(?=\s+\S)")
 CLAUSE = re.compile(r",|\b(and|but)\b", re.IGNORECASE)
+#: Comments drawn and the paragraphs' order seed when --count / --seed are not given.
+COUNT, SEED = 520, 4
 
 
 def kind(comment: str) -> str | None:
@@ -59,9 +61,9 @@ def shuffled_comments(row: dict) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, required=True)
-    parser.add_argument("--count", type=int, help="comments to draw (default 520)")
+    parser.add_argument("--count", type=int, help=f"comments to draw (default {COUNT})")
     parser.add_argument("--chunks", type=int, default=4)
-    parser.add_argument("--seed", type=int, help="order of the paragraphs (default 4)")
+    parser.add_argument("--seed", type=int, help=f"order of the paragraphs (default {SEED})")
     how = parser.add_mutually_exclusive_group()
     how.add_argument("--random", action="store_true", help="no filter on the surface")
     how.add_argument(
@@ -70,8 +72,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.rest and (args.count is not None or args.seed is not None):
         parser.error("--rest takes every comment left: no --count or --seed")
-    args.count = 520 if args.count is None else args.count
-    args.seed = 4 if args.seed is None else args.seed
+    args.count = COUNT if args.count is None else args.count
+    args.seed = SEED if args.seed is None else args.seed
 
     items = read_jsonl(MATERIAL / "paragraphs.jsonl")
     rows = config_rows(read_corpus(args.corpus, progress=False))["paragraphs"]
